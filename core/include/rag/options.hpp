@@ -1,0 +1,68 @@
+#pragma once
+// A plugin's options: a YAML mapping read key by key. Every key read is remembered, so that
+// `finish()` can reject the ones nobody asked for, naming the file, the key and what is allowed.
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rag/error.hpp"
+
+namespace rag {
+
+class Options {
+ public:
+  /// `where` names the place for messages, e.g. "configs/default.yaml: retriever.options".
+  /// An undefined or null node is an empty mapping; anything else that is not a mapping throws.
+  Options(YAML::Node node, std::string where);
+
+  bool has(std::string_view key) const;
+
+  /// The value of `key` converted to T, or `fallback` when the key is absent.
+  template <class T>
+  T get(std::string_view key, T fallback) {
+    const YAML::Node value = lookup(key);
+    if (!value.IsDefined() || value.IsNull()) return fallback;
+    return convert<T>(key, value);
+  }
+
+  /// Like get(), for a number that must lie in [low, high].
+  double get_number(std::string_view key, double fallback, double low, double high);
+  long long get_integer(std::string_view key, long long fallback, long long low, long long high);
+  /// A string that must be one of `allowed`.
+  std::string get_choice(std::string_view key, std::string fallback,
+                         const std::vector<std::string>& allowed);
+
+  /// The nested mapping at `key` (empty when absent). Its unknown keys are its own to check.
+  Options child(std::string_view key);
+  /// Keys present in the mapping, in file order.
+  std::vector<std::string> keys() const;
+  const std::string& where() const { return where_; }
+
+  /// Throws rag::Error naming the first key that was never read and the keys that were.
+  void finish() const;
+
+  /// Throws rag::Error "<where>: <key>: <message>".
+  [[noreturn]] void fail(std::string_view key, std::string_view message) const;
+
+ private:
+  YAML::Node lookup(std::string_view key);
+
+  template <class T>
+  T convert(std::string_view key, const YAML::Node& value) const {
+    try {
+      return value.as<T>();
+    } catch (const YAML::Exception&) {
+      fail(key, "has the wrong type (" + describe(value) + ")");
+    }
+  }
+  static std::string describe(const YAML::Node& value);
+
+  YAML::Node node_;
+  std::string where_;
+  std::set<std::string, std::less<>> read_;
+};
+
+}  // namespace rag

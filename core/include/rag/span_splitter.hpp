@@ -1,0 +1,40 @@
+#pragma once
+// Cutting a range of text into pieces under a size limit, at the best boundaries available.
+// Shared by every chunker: they differ in which boundaries they offer, not in how to pack.
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "rag/source_file.hpp"
+
+namespace rag {
+
+struct SplitLimits {
+  std::size_t max_chars = 2000;  ///< no piece is longer, in code points
+  /// Each piece after the first also takes up to this many code points of the text before it,
+  /// starting at a boundary, still within max_chars.
+  std::size_t overlap_chars = 0;
+};
+
+/// Cuts `range` of `file` into pieces of at most `limits.max_chars` code points.
+/// `levels` lists candidate cut positions (byte offsets, any order), coarsest first. The range
+/// is cut at the coarsest level, packing consecutive segments into a piece while they fit; a
+/// segment still too long is cut at the next level, and past the last level at whitespace or,
+/// failing that, at any code-point boundary. Pieces are trimmed of surrounding whitespace and
+/// blank pieces dropped, so the result may be empty.
+std::vector<ByteRange> split_range(const SourceFile& file, ByteRange range,
+                                   const std::vector<std::vector<std::size_t>>& levels,
+                                   SplitLimits limits);
+
+/// `range` without leading and trailing whitespace (empty if it is all whitespace).
+ByteRange trim(std::string_view text, ByteRange range);
+
+/// Byte offsets inside `range` where a paragraph starts after one or more blank lines.
+std::vector<std::size_t> paragraph_starts(std::string_view text, ByteRange range);
+/// Byte offsets inside `range` where a line starts (after "\n", "\r\n" or a lone "\r").
+std::vector<std::size_t> line_starts(std::string_view text, ByteRange range);
+/// Byte offsets inside `range` where a sentence starts: after ". ", "! ", "? " (and the CJK
+/// full stops) once the following whitespace is skipped.
+std::vector<std::size_t> sentence_starts(std::string_view text, ByteRange range);
+
+}  // namespace rag

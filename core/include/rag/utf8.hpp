@@ -1,0 +1,18 @@
+#pragma once
+// UTF-8 facts the rest of the code needs: validity, and counting code points, which is how
+// every offset the user sees is measured.
+#include <cstddef>
+#include <string_view>
+
+namespace rag::utf8 {
+
+/// True when `text` is well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
+bool is_valid(std::string_view text);
+
+/// True for the bytes that start a code point (everything but 10xxxxxx continuation bytes).
+constexpr bool is_lead_byte(unsigned char c) { return (c & 0xC0) != 0x80; }
+
+/// Number of code points in valid UTF-8 `text`.
+std::size_t count_code_points(std::string_view text);
+
+}  // namespace rag::utf8

@@ -1,0 +1,82 @@
+#include "rag/options.hpp"
+
+#include <sstream>
+
+namespace rag {
+
+Options::Options(YAML::Node node, std::string where) : node_(std::move(node)), where_(std::move(where)) {
+  if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap())
+    throw Error(where_ + ": expected a mapping of options, got " + describe(node_));
+}
+
+bool Options::has(std::string_view key) const {
+  return node_.IsMap() && node_[std::string(key)].IsDefined();
+}
+
+YAML::Node Options::lookup(std::string_view key) {
+  read_.emplace(key);
+  if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  return node_[std::string(key)];
+}
+
+double Options::get_number(std::string_view key, double fallback, double low, double high) {
+  const double value = get<double>(key, fallback);
+  if (!(value >= low && value <= high)) {
+    std::ostringstream message;
+    message << "must be between " << low << " and " << high << ", got " << value;
+    fail(key, message.str());
+  }
+  return value;
+}
+
+long long Options::get_integer(std::string_view key, long long fallback, long long low, long long high) {
+  const long long value = get<long long>(key, fallback);
+  if (value < low || value > high)
+    fail(key, "must be between " + std::to_string(low) + " and " + std::to_string(high) + ", got " +
+                  std::to_string(value));
+  return value;
+}
+
+std::string Options::get_choice(std::string_view key, std::string fallback, const std::vector<std::string>& allowed) {
+  std::string value = get<std::string>(key, std::move(fallback));
+  for (const auto& a : allowed)
+    if (a == value) return value;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  fail(key, "'" + value + "' is not one of: " + list);
+}
+
+Options Options::child(std::string_view key) {
+  return Options(lookup(key), where_ + "." + std::string(key));
+}
+
+std::vector<std::string> Options::keys() const {
+  std::vector<std::string> out;
+  if (node_.IsMap())
+    for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  return out;
+}
+
+void Options::finish() const {
+  for (const auto& key : keys()) {
+    if (read_.count(key)) continue;
+    std::string allowed;
+    for (const auto& k : read_) allowed += (allowed.empty() ? "" : ", ") + k;
+    throw Error(where_ + ": unknown option '" + key + "' (allowed: " + (allowed.empty() ? "none" : allowed) + ")");
+  }
+}
+
+void Options::fail(std::string_view key, std::string_view message) const {
+  throw Error(where_ + "." + std::string(key) + ": " + std::string(message));
+}
+
+std::string Options::describe(const YAML::Node& value) {
+  switch (value.Type()) {
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Scalar: return "'" + value.Scalar() + "'";
+    default: return "nothing";
+  }
+}
+
+}  // namespace rag

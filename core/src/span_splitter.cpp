@@ -1,0 +1,171 @@
+#include "rag/span_splitter.hpp"
+
+#include <algorithm>
+
+#include "rag/utf8.hpp"
+
+namespace rag {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+class Splitter {
+ public:
+  Splitter(const SourceFile& file, const std::vector<std::vector<std::size_t>>& levels, std::size_t max_chars)
+      : file_(file), levels_(levels), max_(max_chars) {}
+
+  void split(ByteRange range, std::size_t level, std::vector<ByteRange>& out) const {
+    range = trim(file_.text(), range);
+    if (range.empty()) return;
+    if (file_.char_count(range) <= max_) {
+      out.push_back(range);
+      return;
+    }
+    if (level >= levels_.size()) return hard_split(range, out);
+
+    std::vector<std::size_t> cuts;
+    for (const std::size_t p : levels_[level])
+      if (p > range.begin && p < range.end) cuts.push_back(p);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    cuts.push_back(range.end);
+
+    // Greedy packing: a piece grows segment by segment while it fits.
+    std::size_t piece_begin = range.begin;
+    std::size_t piece_end = range.begin;  // end of the last segment that fitted
+    for (const std::size_t cut : cuts) {
+      if (file_.char_count(trim(file_.text(), {piece_begin, cut})) <= max_) {
+        piece_end = cut;
+        continue;
+      }
+      if (piece_end > piece_begin) {
+        out.push_back(trim(file_.text(), {piece_begin, piece_end}));
+        piece_begin = piece_end;
+      }
+      // The segment [piece_begin, cut) alone is too long for this level.
+      if (file_.char_count(trim(file_.text(), {piece_begin, cut})) > max_) {
+        split({piece_begin, cut}, level + 1, out);
+        piece_begin = cut;
+      }
+      piece_end = cut;
+    }
+    if (piece_end > piece_begin) {
+      const ByteRange last = trim(file_.text(), {piece_begin, piece_end});
+      if (!last.empty()) out.push_back(last);
+    }
+  }
+
+ private:
+  // No boundary left: cut after the last whitespace that keeps the piece under the limit, or
+  // at the limit itself when the text has no whitespace there.
+  void hard_split(ByteRange range, std::vector<ByteRange>& out) const {
+    const std::string_view text = file_.text();
+    std::size_t begin = range.begin;
+    while (begin < range.end) {
+      const ByteRange rest = trim(text, {begin, range.end});
+      if (rest.empty()) return;
+      begin = rest.begin;
+      if (file_.char_count(rest) <= max_) {
+        out.push_back(rest);
+        return;
+      }
+      const std::size_t limit = file_.byte_offset(file_.char_offset(begin) + max_);
+      std::size_t cut = limit;
+      while (cut > begin + 1 && !is_space(text[cut - 1])) --cut;
+      if (cut <= begin + 1 || file_.char_count({begin, cut}) < max_ / 2) cut = limit;
+      out.push_back(trim(text, {begin, cut}));
+      begin = cut;
+    }
+  }
+
+  const SourceFile& file_;
+  const std::vector<std::vector<std::size_t>>& levels_;
+  std::size_t max_;
+};
+
+// Where a piece starting at `piece_begin` should start to take in the text from `earliest` on:
+// the earliest boundary in reach, so that an overlap never starts mid-word.
+std::size_t overlap_start(const SourceFile& file, const std::vector<std::vector<std::size_t>>& levels,
+                          std::size_t piece_begin, std::size_t earliest) {
+  std::size_t best = piece_begin;
+  for (const auto& level : levels)
+    for (const std::size_t p : level)
+      if (p >= earliest && p < best) best = p;
+  if (best != piece_begin) return best;
+  // No boundary in reach: start at the first word start at or after `earliest`.
+  const std::string_view text = file.text();
+  for (std::size_t p = earliest; p < piece_begin; ++p)
+    if (p == 0 || is_space(text[p - 1])) return p;
+  return piece_begin;
+}
+
+}  // namespace
+
+ByteRange trim(std::string_view text, ByteRange range) {
+  while (range.begin < range.end && is_space(text[range.begin])) ++range.begin;
+  while (range.end > range.begin && is_space(text[range.end - 1])) --range.end;
+  return range;
+}
+
+std::vector<ByteRange> split_range(const SourceFile& file, ByteRange range,
+                                   const std::vector<std::vector<std::size_t>>& levels, SplitLimits limits) {
+  const std::size_t overlap = std::min(limits.overlap_chars, limits.max_chars / 2);
+  std::vector<ByteRange> pieces;
+  Splitter(file, levels, std::max<std::size_t>(1, limits.max_chars - overlap)).split(range, 0, pieces);
+  if (overlap == 0) return pieces;
+  for (std::size_t i = 1; i < pieces.size(); ++i) {
+    const std::size_t begin_char = file.char_offset(pieces[i].begin);
+    const std::size_t earliest_char = begin_char > overlap ? begin_char - overlap : 0;
+    const std::size_t earliest = std::max(pieces[i - 1].begin, file.byte_offset(earliest_char));
+    pieces[i].begin = trim(file.text(), {overlap_start(file, levels, pieces[i].begin, earliest), pieces[i].end}).begin;
+  }
+  return pieces;
+}
+
+std::vector<std::size_t> line_starts(std::string_view text, ByteRange range) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = range.begin; i < range.end; ++i) {
+    const bool lone_cr = text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n');
+    if ((text[i] == '\n' || lone_cr) && i + 1 < range.end) out.push_back(i + 1);
+  }
+  return out;
+}
+
+std::vector<std::size_t> paragraph_starts(std::string_view text, ByteRange range) {
+  std::vector<std::size_t> out;
+  bool blank_seen = false;
+  std::size_t line_begin = range.begin;
+  for (const std::size_t start : line_starts(text, range)) {
+    // The line [line_begin, start) is blank when it holds only whitespace.
+    const bool blank = trim(text, {line_begin, start}).empty();
+    if (blank) blank_seen = true;
+    line_begin = start;
+    const bool next_blank = trim(text, {start, std::min(range.end, text.find('\n', start))}).empty();
+    if (blank_seen && !next_blank) {
+      out.push_back(start);
+      blank_seen = false;
+    }
+  }
+  return out;
+}
+
+std::vector<std::size_t> sentence_starts(std::string_view text, ByteRange range) {
+  static constexpr std::string_view kCjkStops[] = {"\u3002", "\uFF01", "\uFF1F"};
+  std::vector<std::size_t> out;
+  for (std::size_t i = range.begin; i < range.end; ++i) {
+    std::size_t after = 0;
+    const char c = text[i];
+    if ((c == '.' || c == '!' || c == '?') && i + 1 < range.end && is_space(text[i + 1])) {
+      after = i + 1;
+    } else {
+      for (const std::string_view stop : kCjkStops)
+        if (text.substr(i, stop.size()) == stop) after = i + stop.size();
+    }
+    if (after == 0) continue;
+    while (after < range.end && is_space(text[after])) ++after;
+    if (after < range.end) out.push_back(after);
+  }
+  return out;
+}
+
+}  // namespace rag

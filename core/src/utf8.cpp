@@ -1,0 +1,46 @@
+#include "rag/utf8.hpp"
+
+namespace rag::utf8 {
+
+bool is_valid(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int extra = 0;
+    unsigned long cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      cp = c & 0x07u;
+    } else {
+      return false;
+    }
+    if (end - p <= extra) return false;
+    for (int i = 1; i <= extra; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3Fu);
+    }
+    static constexpr unsigned long kMinimum[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMinimum[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    p += extra + 1;
+  }
+  return true;
+}
+
+std::size_t count_code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (const char c : text) n += is_lead_byte(static_cast<unsigned char>(c)) ? 1 : 0;
+  return n;
+}
+
+}  // namespace rag::utf8
