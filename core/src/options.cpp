@@ -5,18 +5,23 @@
 namespace rag {
 
 Options::Options(YAML::Node node, std::string where) : node_(std::move(node)), where_(std::move(where)) {
+  if (!node_.IsDefined()) node_ = YAML::Node(YAML::NodeType::Undefined);
   if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap())
     throw Error(where_ + ": expected a mapping of options, got " + describe(node_));
 }
 
 bool Options::has(std::string_view key) const {
-  return node_.IsMap() && node_[std::string(key)].IsDefined();
+  const YAML::Node& node = node_;
+  return node.IsMap() && node[std::string(key)].IsDefined();
 }
 
 YAML::Node Options::lookup(std::string_view key) {
   read_.emplace(key);
   if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  return node_[std::string(key)];
+  const YAML::Node& node = node_;  // const: a lookup must not insert the key
+  const YAML::Node value = node[std::string(key)];
+  // A missing key gives an "invalid" node that throws on most calls; hand out a plain one.
+  return value.IsDefined() ? value : YAML::Node(YAML::NodeType::Undefined);
 }
 
 double Options::get_number(std::string_view key, double fallback, double low, double high) {

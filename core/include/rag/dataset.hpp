@@ -1,0 +1,56 @@
+#pragma once
+// Question datasets and results files, in the JSON shapes the school's grader reads.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rag {
+
+/// A span of a file: [first, last) in code points. `file_path` is compared verbatim.
+struct SourceSpan {
+  std::string file_path;
+  std::size_t first = 0;
+  std::size_t last = 0;
+};
+
+struct Question {
+  std::string id;
+  std::string text;
+  std::vector<SourceSpan> sources;  ///< ground truth; empty in unanswered datasets
+  std::string answer;               ///< reference answer; empty in unanswered datasets
+};
+
+/// Reads {"rag_questions": [...]} (or a bare list) of {question_id, question | question_str,
+/// sources?, answer?}. Throws rag::Error naming the file and the question on malformed input,
+/// a duplicate id or an empty question.
+std::vector<Question> load_questions(const std::filesystem::path& file);
+
+struct RetrievedSource {
+  SourceSpan span;
+  double score = 0;
+  std::string file_type;
+  std::string section;
+};
+
+struct SearchResult {
+  std::string question_id;
+  std::string question;
+  std::vector<RetrievedSource> sources;
+  double search_time_ms = 0;
+};
+
+struct ResultsFile {
+  std::vector<SearchResult> results;
+  std::size_t k = 10;
+};
+
+/// The grader's limits on a results file.
+inline constexpr std::size_t kMaxResultsK = 10;
+inline constexpr std::size_t kMaxSourceChars = 2000;
+
+/// Reads a search_dataset output. Throws rag::Error on anything the grader would reject.
+ResultsFile load_results(const std::filesystem::path& file);
+/// Writes it atomically, with question_str and question both present.
+void save_results(const std::filesystem::path& file, const ResultsFile& results);
+
+}  // namespace rag

@@ -1,0 +1,67 @@
+#pragma once
+// The index folder of a pipeline: built from the corpus, opened for search.
+//
+//   <index>/manifest.json      the commit point, written last and atomically
+//   <index>/gen-<id>/chunks.bin
+//   <index>/gen-<id>/retriever/...   the retriever plugin's own files
+//
+// A rebuild writes a new generation beside the old one and switches the manifest to it, so an
+// interrupted run leaves the previous index intact and a reader never sees a half index.
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rag/chunk.hpp"
+#include "rag/pipeline.hpp"
+#include "rag/plugin_registry.hpp"
+
+namespace rag {
+
+/// Bumped when the layout of the index folder or of chunks.bin changes.
+inline constexpr int kIndexFormat = 1;
+
+struct IndexReport {
+  std::size_t files = 0;    ///< files chunked
+  std::size_t skipped = 0;  ///< files passed over (binary, not UTF-8, too large, no chunker)
+  std::size_t chunks = 0;
+  double seconds = 0;
+  std::vector<std::string> notes;  ///< why files were passed over
+};
+
+/// Chunks the corpus and builds the retriever in parallel, then commits the new index.
+/// Throws rag::Error on bad configuration or I/O failure; the previous index stays usable.
+IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry);
+
+/// Chunks one file with the pipeline's chunkers (what `index` does for each file).
+std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, const std::string& kind);
+
+/// Why the pipeline's index cannot be used as it is ("" when it is up to date): missing,
+/// another format, another pipeline configuration, or a changed corpus.
+std::string index_staleness(const Pipeline& pipeline);
+
+class Index {
+ public:
+  /// Opens the pipeline's index. Throws rag::Error when there is none, when it comes from
+  /// another format or pipeline configuration, or when a file is missing or damaged.
+  Index(const Pipeline& pipeline, const PluginRegistry& registry);
+  ~Index();
+
+  const std::vector<Chunk>& chunks() const { return chunks_; }
+  const nlohmann::json& manifest() const { return manifest_; }
+  /// The retriever's best `k` chunks for `query`. Throws rag::Error for an empty query.
+  std::vector<Hit> search(std::string_view query, std::size_t k) const;
+  /// Short description of the search strategy, e.g. "bm25 over python, markdown, text chunks".
+  std::string strategy() const;
+  /// Notes about the index that do not stop a search (e.g. the corpus changed since).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  std::vector<Chunk> chunks_;
+  std::unique_ptr<Retriever> retriever_;
+  nlohmann::json manifest_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace rag

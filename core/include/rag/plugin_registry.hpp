@@ -1,0 +1,57 @@
+#pragma once
+// Finding and loading plugins (Boost.DLL). The registry keeps every library it loaded open for
+// its whole life: destroy the objects it made before the registry itself.
+#include <boost/dll/shared_library.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rag/plugin.hpp"
+
+namespace rag {
+
+struct PluginInfo {
+  PluginKind kind;
+  std::string name;
+  std::string version;
+  std::string summary;
+  std::filesystem::path file;
+};
+
+class PluginRegistry final : public PluginHost {
+ public:
+  /// Loads every shared library found (recursively) in `folders`, earlier folders first; a
+  /// later plugin of the same kind and name is ignored. Libraries that are not plugins of this
+  /// ABI are remembered in problems(), not thrown: they matter only when asked for by name.
+  explicit PluginRegistry(const std::vector<std::filesystem::path>& folders);
+
+  /// Where plugins are looked for: `extra` (a pipeline's plugin_paths), the folders of the
+  /// environment variable RAG_PLUGIN_PATH (':'-separated), then the plugin folder of the
+  /// build tree (rag-plugins/ beside the program) or of the installation (../lib/rag/plugins).
+  static std::vector<std::filesystem::path> search_path(const std::vector<std::filesystem::path>& extra);
+
+  const std::vector<PluginInfo>& plugins() const { return plugins_; }
+  const std::vector<std::string>& problems() const { return problems_; }
+  const std::vector<std::filesystem::path>& folders() const { return folders_; }
+
+  /// Make a plugin object. Throws rag::Error for an unknown name (listing the known ones of
+  /// that kind, and any load problem of a library of that name) or for bad options.
+  std::unique_ptr<Chunker> make_chunker(std::string_view name, Options& options) const;
+  std::unique_ptr<Retriever> make_retriever(std::string_view name, Options& options) const override;
+  std::unique_ptr<Generator> make_generator(std::string_view name, Options& options) const;
+
+  const PluginDescriptor& descriptor(PluginKind kind, std::string_view name) const;
+
+ private:
+  void load(const std::filesystem::path& file);
+
+  std::vector<std::filesystem::path> folders_;
+  std::vector<boost::dll::shared_library> libraries_;
+  std::vector<const PluginDescriptor*> descriptors_;
+  std::vector<PluginInfo> plugins_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace rag

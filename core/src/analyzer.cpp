@@ -1,0 +1,177 @@
+#include "rag/analyzer.hpp"
+
+#include <libstemmer.h>
+#include <tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace rag {
+namespace {
+
+bool is_word_byte(unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c >= 0x80; }
+bool is_joiner(char c) { return c == '.' || c == '-'; }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+
+struct StemmerDeleter {
+  void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
+};
+using StemmerPtr = std::unique_ptr<sb_stemmer, StemmerDeleter>;
+
+StemmerPtr make_stemmer(const std::string& algorithm) {
+  return StemmerPtr(sb_stemmer_new(algorithm.c_str(), "UTF_8"));
+}
+
+// Calls `emit` with each part of an identifier: split at '_', '.', '-', at lower->Upper
+// ("camelCase") and before the last capital of a run followed by lower case ("HTTPServer").
+template <class Emit>
+void for_each_part(std::string_view word, Emit emit) {
+  std::size_t begin = 0;
+  auto flush = [&](std::size_t end) {
+    if (end > begin) emit(word.substr(begin, end - begin));
+    begin = end;
+  };
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    const char c = word[i];
+    if (c == '_' || is_joiner(c)) {
+      flush(i);
+      begin = i + 1;
+      continue;
+    }
+    if (i > begin && is_upper(c)) {
+      const char prev = word[i - 1];
+      const bool next_lower = i + 1 < word.size() && is_lower(word[i + 1]);
+      if (is_lower(prev) || (is_upper(prev) && next_lower)) flush(i);
+    }
+  }
+  flush(word.size());
+}
+
+}  // namespace
+
+struct Analyzer::Impl {
+  // Snowball stemmers are not thread-safe: one per thread, made on first use.
+  tbb::enumerable_thread_specific<StemmerPtr> stemmers;
+};
+
+AnalyzerConfig AnalyzerConfig::from_options(Options& options, const AnalyzerConfig& defaults) {
+  AnalyzerConfig c = defaults;
+  c.lowercase = options.get<bool>("lowercase", c.lowercase);
+  c.split_identifiers = options.get<bool>("split_identifiers", c.split_identifiers);
+  c.keep_compound = options.get<bool>("keep_compound", c.keep_compound);
+  c.stemmer = options.get<std::string>("stemmer", c.stemmer);
+  c.stopwords = options.get_choice("stopwords", c.stopwords, stopword_lists());
+  c.min_length = static_cast<std::size_t>(options.get_integer("min_length", static_cast<long long>(c.min_length), 1, 64));
+  if (c.stemmer != "none" && !make_stemmer(c.stemmer)) {
+    std::string known;
+    for (const char** name = sb_stemmer_list(); *name; ++name) known += std::string(known.empty() ? "" : ", ") + *name;
+    options.fail("stemmer", "'" + c.stemmer + "' is not a Snowball algorithm (known: none, " + known + ")");
+  }
+  options.finish();
+  return c;
+}
+
+std::string AnalyzerConfig::describe() const {
+  return std::string("lowercase=") + (lowercase ? "1" : "0") + " split_identifiers=" + (split_identifiers ? "1" : "0") +
+         " keep_compound=" + (keep_compound ? "1" : "0") + " stemmer=" + stemmer + " stopwords=" + stopwords +
+         " min_length=" + std::to_string(min_length);
+}
+
+Analyzer::Analyzer(AnalyzerConfig config) : config_(std::move(config)), impl_(std::make_unique<Impl>()) {
+  if (config_.stemmer != "none" && !make_stemmer(config_.stemmer))
+    throw Error("unknown Snowball stemmer '" + config_.stemmer + "'");
+}
+
+Analyzer::~Analyzer() = default;
+
+std::vector<std::string> Analyzer::analyze(std::string_view text) const {
+  std::vector<std::string> terms;
+  analyze(text, terms);
+  return terms;
+}
+
+void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) const {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!is_word_byte(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    // A word runs over word bytes and over '.' or '-' that sit between two word bytes.
+    const std::size_t begin = i;
+    while (i < text.size()) {
+      if (is_word_byte(static_cast<unsigned char>(text[i]))) {
+        ++i;
+      } else if (is_joiner(text[i]) && i + 1 < text.size() && is_word_byte(static_cast<unsigned char>(text[i + 1]))) {
+        i += 2;
+      } else {
+        break;
+      }
+    }
+    add_word(text.substr(begin, i - begin), terms);
+  }
+}
+
+void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) const {
+  auto normalise = [&](std::string_view s) {
+    std::string out(s);
+    if (config_.lowercase)
+      std::transform(out.begin(), out.end(), out.begin(),
+                     [](char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; });
+    return out;
+  };
+  auto add_simple = [&](std::string_view part) {
+    std::string term = normalise(part);
+    if (term.size() < config_.min_length || is_stopword(config_.stopwords, term)) return;
+    if (config_.stemmer != "none") {
+      StemmerPtr& stemmer = impl_->stemmers.local();
+      if (!stemmer) stemmer = make_stemmer(config_.stemmer);
+      const sb_symbol* stem =
+          sb_stemmer_stem(stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()), static_cast<int>(term.size()));
+      if (stem) term.assign(reinterpret_cast<const char*>(stem), static_cast<std::size_t>(sb_stemmer_length(stemmer.get())));
+    }
+    terms.push_back(std::move(term));
+  };
+
+  if (!config_.split_identifiers) {
+    add_simple(word);
+    return;
+  }
+  std::size_t parts = 0;
+  for_each_part(word, [&](std::string_view part) {
+    ++parts;
+    add_simple(part);
+  });
+  if (config_.keep_compound && parts > 1) terms.push_back(normalise(word));
+}
+
+AnalyzerSet::AnalyzerSet(Options& analysis, const AnalyzerConfig& defaults) {
+  AnalyzerConfig base = defaults;
+  if (analysis.has("default")) {
+    Options o = analysis.child("default");
+    base = AnalyzerConfig::from_options(o, defaults);
+  }
+  default_id_ = add(base);
+  for (const auto& kind : analysis.keys()) {
+    if (kind == "default") continue;
+    Options o = analysis.child(kind);
+    by_kind_.emplace_back(kind, add(AnalyzerConfig::from_options(o, base)));
+  }
+  analysis.finish();
+}
+
+std::uint32_t AnalyzerSet::add(const AnalyzerConfig& config) {
+  for (std::size_t i = 0; i < analyzers_.size(); ++i)
+    if (analyzers_[i]->config() == config) return static_cast<std::uint32_t>(i);
+  analyzers_.push_back(std::make_unique<Analyzer>(config));
+  return static_cast<std::uint32_t>(analyzers_.size() - 1);
+}
+
+std::uint32_t AnalyzerSet::id_for_kind(std::string_view kind) const {
+  for (const auto& [k, id] : by_kind_)
+    if (k == kind) return id;
+  return default_id_;
+}
+
+}  // namespace rag

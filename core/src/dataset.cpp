@@ -1,0 +1,148 @@
+#include "rag/dataset.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "rag/error.hpp"
+#include "rag/file_io.hpp"
+
+namespace rag {
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json parse_json(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) throw Error(file.string() + ": file not found");
+  try {
+    return json::parse(read_file(file));
+  } catch (const json::parse_error& e) {
+    throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+// Reads a value of the expected JSON type or throws an error naming the file, entry and key.
+class EntryReader {
+ public:
+  EntryReader(const json& entry, std::string where) : entry_(entry), where_(std::move(where)) {
+    if (!entry_.is_object()) throw Error(where_ + ": expected an object");
+  }
+  bool has(const char* key) const { return entry_.contains(key) && !entry_.at(key).is_null(); }
+  std::string string(const char* key) const {
+    const json& v = need(key);
+    if (!v.is_string()) throw Error(where_ + ": '" + key + "' must be a string");
+    return v.get<std::string>();
+  }
+  std::size_t index(const char* key) const {
+    const json& v = need(key);
+    if (!v.is_number_integer() || v.get<long long>() < 0)
+      throw Error(where_ + ": '" + key + "' must be a non-negative integer");
+    return v.get<std::size_t>();
+  }
+  const json& array(const char* key) const {
+    const json& v = need(key);
+    if (!v.is_array()) throw Error(where_ + ": '" + key + "' must be a list");
+    return v;
+  }
+  const json& need(const char* key) const {
+    if (!has(key)) throw Error(where_ + ": '" + key + "' is missing");
+    return entry_.at(key);
+  }
+  const std::string& where() const { return where_; }
+
+ private:
+  const json& entry_;
+  std::string where_;
+};
+
+SourceSpan read_span(const json& j, const std::string& where) {
+  EntryReader r(j, where);
+  SourceSpan s{r.string("file_path"), r.index("first_character_index"), r.index("last_character_index")};
+  if (s.last < s.first) throw Error(where + ": last_character_index is before first_character_index");
+  return s;
+}
+
+}  // namespace
+
+std::vector<Question> load_questions(const std::filesystem::path& file) {
+  const json root = parse_json(file);
+  const json* list = &root;
+  if (root.is_object()) {
+    if (!root.contains("rag_questions")) throw Error(file.string() + ": expected a 'rag_questions' list");
+    list = &root.at("rag_questions");
+  }
+  if (!list->is_array()) throw Error(file.string() + ": 'rag_questions' must be a list");
+  std::vector<Question> questions;
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    EntryReader r((*list)[i], file.string() + ": question " + std::to_string(i + 1));
+    Question q;
+    q.id = r.string("question_id");
+    q.text = r.has("question") ? r.string("question") : r.string("question_str");
+    if (q.text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error(r.where() + " (" + q.id + ") is empty");
+    if (!ids.insert(q.id).second) throw Error(r.where() + ": duplicate question_id " + q.id);
+    if (r.has("sources")) {
+      const json& sources = r.array("sources");
+      for (std::size_t s = 0; s < sources.size(); ++s)
+        q.sources.push_back(read_span(sources[s], r.where() + ", source " + std::to_string(s + 1)));
+    }
+    if (r.has("answer")) q.answer = r.string("answer");
+    questions.push_back(std::move(q));
+  }
+  return questions;
+}
+
+ResultsFile load_results(const std::filesystem::path& file) {
+  const json root = parse_json(file);
+  EntryReader top(root, file.string());
+  ResultsFile results;
+  results.k = top.index("k");
+  if (results.k == 0 || results.k > kMaxResultsK)
+    throw Error(file.string() + ": k is " + std::to_string(results.k) + ", the grader accepts 1 to 10");
+  const json& list = top.array("search_results");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    EntryReader r(list[i], file.string() + ": search result " + std::to_string(i + 1));
+    SearchResult result;
+    result.question_id = r.string("question_id");
+    result.question = r.string("question_str");
+    if (!ids.insert(result.question_id).second) throw Error(r.where() + ": duplicate question_id " + result.question_id);
+    const json& sources = r.array("retrieved_sources");
+    if (sources.size() > kMaxResultsK) throw Error(r.where() + ": more than 10 retrieved sources");
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      const std::string where = r.where() + ", source " + std::to_string(s + 1);
+      RetrievedSource source{read_span(sources[s], where), 0, "", ""};
+      if (source.span.last - source.span.first > kMaxSourceChars)
+        throw Error(where + ": longer than 2000 characters, which the grader rejects");
+      result.sources.push_back(std::move(source));
+    }
+    results.results.push_back(std::move(result));
+  }
+  return results;
+}
+
+void save_results(const std::filesystem::path& file, const ResultsFile& results) {
+  json list = json::array();
+  for (const auto& r : results.results) {
+    json sources = json::array();
+    for (const auto& s : r.sources) {
+      json source = {{"file_path", s.span.file_path},
+                     {"first_character_index", s.span.first},
+                     {"last_character_index", s.span.last},
+                     {"score", s.score},
+                     {"file_type", s.file_type}};
+      if (!s.section.empty()) source["section"] = s.section;
+      sources.push_back(std::move(source));
+    }
+    list.push_back({{"question_id", r.question_id},
+                    {"question_str", r.question},
+                    {"question", r.question},
+                    {"retrieved_sources", std::move(sources)},
+                    {"search_time_ms", r.search_time_ms}});
+  }
+  const json root = {{"search_results", std::move(list)}, {"k", results.k}};
+  write_file_atomically(file, root.dump(2) + "\n");
+}
+
+}  // namespace rag

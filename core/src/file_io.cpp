@@ -1,0 +1,65 @@
+#include "rag/file_io.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "rag/error.hpp"
+
+namespace rag {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path.string() + ": is a folder, expected a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  std::string content;
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  if (size > 0) {
+    content.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    in.read(content.data(), size);
+  }
+  if (!in) throw Error(path.string() + ": read failed");
+  return content;
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  std::error_code ec;
+  const auto parent = path.parent_path();
+  if (!parent.empty()) {
+    std::filesystem::create_directories(parent, ec);
+    if (ec) throw Error(parent.string() + ": cannot create folder (" + ec.message() + ")");
+  }
+  std::random_device random;
+  const auto temporary = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+  const char* data = content.data();
+  std::size_t left = content.size();
+  int error = 0;
+  while (left > 0) {
+    const ssize_t written = ::write(fd, data, left);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      error = errno;
+      break;
+    }
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temporary.c_str());
+    throw Error(path.string() + ": cannot write (" + std::strerror(error) + ")");
+  }
+}
+
+}  // namespace rag

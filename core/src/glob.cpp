@@ -1,0 +1,43 @@
+#include "rag/glob.hpp"
+
+namespace rag {
+namespace {
+
+bool match(std::string_view p, std::string_view s) {
+  while (!p.empty()) {
+    if (p.substr(0, 3) == "**/") {
+      // Zero or more whole folders.
+      for (std::size_t i = 0;; ++i) {
+        if (match(p.substr(3), s.substr(i))) return true;
+        const auto slash = s.find('/', i);
+        if (slash == std::string_view::npos) return false;
+        i = slash;
+      }
+    }
+    if (p == "**") return true;
+    if (p.front() == '*') {
+      for (std::size_t i = 0; i <= s.size(); ++i) {
+        if (match(p.substr(1), s.substr(i))) return true;
+        if (i < s.size() && s[i] == '/') return false;
+      }
+      return false;
+    }
+    if (s.empty()) return false;
+    if (p.front() == '?' ? s.front() == '/' : p.front() != s.front()) return false;
+    p.remove_prefix(1);
+    s.remove_prefix(1);
+  }
+  return s.empty();
+}
+
+}  // namespace
+
+bool glob_match(std::string_view pattern, std::string_view path) {
+  if (pattern.find('/') == std::string_view::npos) {
+    const auto slash = path.rfind('/');
+    if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  }
+  return match(pattern, path);
+}
+
+}  // namespace rag

@@ -1,0 +1,250 @@
+#include "rag/index.hpp"
+
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "rag/chunk_store.hpp"
+#include "rag/corpus.hpp"
+#include "rag/file_io.hpp"
+#include "rag/progress.hpp"
+
+namespace rag {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kManifest = "manifest.json";
+
+json read_manifest(const Pipeline& pipeline) {
+  const fs::path file = pipeline.index_dir / kManifest;
+  std::error_code ec;
+  if (!fs::exists(file, ec))
+    throw Error("no index at " + pipeline.index_dir.string() + "; run `rag index --pipeline " + pipeline.file.string() +
+                "` first");
+  json manifest;
+  try {
+    manifest = json::parse(read_file(file));
+  } catch (const json::exception&) {
+    throw Error(file.string() + " is damaged; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it");
+  }
+  return manifest;
+}
+
+// Problems that make the index unusable for this pipeline, or "".
+std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
+  const std::string rebuild = "; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it";
+  if (manifest.value("format", -1) != kIndexFormat)
+    return "the index at " + pipeline.index_dir.string() + " has format " + std::to_string(manifest.value("format", -1)) +
+           ", this rag reads format " + std::to_string(kIndexFormat) + rebuild;
+  const auto hash = manifest.value(json::json_pointer("/pipeline/hash"), std::string());
+  if (hash != pipeline.content_hash())
+    return "the index at " + pipeline.index_dir.string() + " was built with another configuration of the pipeline" +
+           rebuild;
+  return "";
+}
+
+std::string new_generation() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return "gen-" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count()) + "-" +
+         std::to_string(::getpid());
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, const std::string& kind) {
+  std::vector<Chunk> out;
+  for (const ChunkSpan& span : chunker.chunk(file)) {
+    if (span.bytes.empty() || span.bytes.end > file.text().size())
+      throw Error("the " + kind + " chunker returned an invalid span [" + std::to_string(span.bytes.begin) + ", " +
+                  std::to_string(span.bytes.end) + ") for " + file.name());
+    Chunk c;
+    c.file_path = file.name();
+    c.kind = kind;
+    c.section = span.section;
+    c.first_byte = span.bytes.begin;
+    c.last_byte = span.bytes.end;
+    c.first_char = file.char_offset(span.bytes.begin);
+    c.last_char = file.char_offset(span.bytes.end);
+    c.text = std::string(file.slice(span.bytes));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry) {
+  const auto start = std::chrono::steady_clock::now();
+  IndexReport report;
+  const CorpusListing listing = list_corpus(pipeline);
+  report.notes = listing.notes;
+  report.skipped = listing.notes.size();
+
+  // One chunker per rule, shared by all threads (Chunker::chunk is const and thread-safe).
+  std::vector<std::unique_ptr<Chunker>> chunkers;
+  for (const auto& rule : pipeline.chunkers) {
+    Options options(rule.options, rule.where + ".options");
+    chunkers.push_back(registry.make_chunker(rule.plugin, options));
+  }
+  Options retriever_options(pipeline.retriever.options, pipeline.retriever.where + ".options");
+  std::unique_ptr<Retriever> retriever = registry.make_retriever(pipeline.retriever.plugin, retriever_options);
+
+  const std::size_t n = listing.files.size();
+  std::vector<std::vector<Chunk>> per_file(n);
+  std::vector<std::string> skipped(n);
+  {
+    Progress progress("chunking", n);
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+      const CorpusEntry& entry = listing.files[i];
+      const ChunkerRule* rule = pipeline.chunker_for(entry.relative_path);
+      if (rule == nullptr) {
+        skipped[i] = entry.relative_path + ": skipped, no chunker in the pipeline handles it";
+      } else {
+        std::string why;
+        try {
+          if (auto file = read_source(entry, why)) {
+            const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
+            per_file[i] = chunk_file(*file, *chunkers[r], rule->plugin);
+          } else {
+            skipped[i] = entry.relative_path + ": skipped, " + why;
+          }
+        } catch (const Error& e) {
+          // A file that vanished or became unreadable mid-run is passed over, not fatal.
+          skipped[i] = entry.relative_path + ": skipped, " + e.what();
+        }
+      }
+      progress.advance();
+    });
+  }
+  std::vector<Chunk> chunks;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!skipped[i].empty()) {
+      report.notes.push_back(skipped[i]);
+      ++report.skipped;
+      continue;
+    }
+    ++report.files;
+    for (auto& c : per_file[i]) chunks.push_back(std::move(c));
+  }
+  per_file.clear();
+  if (chunks.empty())
+    throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" + std::to_string(n) +
+                " files matched corpus.include); check corpus.root and corpus.include in " + pipeline.file.string());
+
+  retriever->build(chunks);
+
+  const std::string generation = new_generation();
+  const fs::path generation_dir = pipeline.index_dir / generation;
+  std::error_code ec;
+  fs::create_directories(generation_dir / "retriever", ec);
+  if (ec) throw Error(generation_dir.string() + ": cannot create folder (" + ec.message() + ")");
+  try {
+    save_chunks(generation_dir / "chunks.bin", chunks);
+    retriever->save(generation_dir / "retriever");
+  } catch (...) {
+    fs::remove_all(generation_dir, ec);
+    throw;
+  }
+
+  json files = json::array();
+  for (fs::recursive_directory_iterator it(generation_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file())
+      files.push_back({{"path", it->path().lexically_relative(pipeline.index_dir).generic_string()},
+                       {"size", it->file_size()}});
+  report.chunks = chunks.size();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const json manifest = {
+      {"format", kIndexFormat},
+      {"rag_version", RAG_VERSION},
+      {"built_at", utc_now()},
+      {"build_seconds", report.seconds},
+      {"pipeline", {{"name", pipeline.name}, {"file", pipeline.file.string()}, {"hash", pipeline.content_hash()}}},
+      {"corpus", {{"root", pipeline.corpus_root}, {"files", report.files}, {"fingerprint", listing.fingerprint}}},
+      {"retriever", pipeline.retriever.plugin},
+      {"chunks", chunks.size()},
+      {"generation", generation},
+      {"files", files}};
+  try {
+    write_file_atomically(pipeline.index_dir / kManifest, manifest.dump(2) + "\n");
+  } catch (...) {
+    fs::remove_all(generation_dir, ec);
+    throw;
+  }
+  // The manifest now names the new generation: older ones (and leftovers of interrupted runs)
+  // can go. A search that opened one of them keeps its open files.
+  for (fs::directory_iterator it(pipeline.index_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("gen-", 0) == 0 && name != generation) fs::remove_all(it->path(), ec);
+  }
+  return report;
+}
+
+std::string index_staleness(const Pipeline& pipeline) {
+  json manifest;
+  try {
+    manifest = read_manifest(pipeline);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  if (auto problem = incompatibility(manifest, pipeline); !problem.empty()) return problem;
+  if (manifest.value(json::json_pointer("/corpus/fingerprint"), std::string()) != list_corpus(pipeline).fingerprint)
+    return "the corpus at " + pipeline.corpus_root + " changed since the index was built";
+  return "";
+}
+
+Index::Index(const Pipeline& pipeline, const PluginRegistry& registry) : manifest_(read_manifest(pipeline)) {
+  if (auto problem = incompatibility(manifest_, pipeline); !problem.empty()) throw Error(problem);
+  const std::string damaged = " is damaged; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it";
+  const fs::path generation_dir = pipeline.index_dir / manifest_.value("generation", std::string());
+  try {
+    for (const auto& f : manifest_.at("files")) {
+      const fs::path file = pipeline.index_dir / f.at("path").get<std::string>();
+      std::error_code ec;
+      const auto size = fs::file_size(file, ec);
+      if (ec || size != f.at("size").get<std::uintmax_t>()) throw Error("the index at " + pipeline.index_dir.string() + damaged);
+    }
+  } catch (const json::exception&) {
+    throw Error((pipeline.index_dir / kManifest).string() + damaged);
+  }
+  chunks_ = load_chunks(generation_dir / "chunks.bin");
+  Options options(pipeline.retriever.options, pipeline.retriever.where + ".options");
+  retriever_ = registry.make_retriever(pipeline.retriever.plugin, options);
+  retriever_->load(generation_dir / "retriever", chunks_);
+  if (manifest_.value(json::json_pointer("/corpus/fingerprint"), std::string()) != list_corpus(pipeline).fingerprint)
+    warnings_.push_back("the corpus at " + pipeline.corpus_root +
+                        " changed since the index was built; results may point at old text (run `rag index`)");
+}
+
+Index::~Index() = default;
+
+std::vector<Hit> Index::search(std::string_view query, std::size_t k) const {
+  if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) throw Error("the query is empty");
+  std::vector<Hit> hits = retriever_->search(query, k);
+  if (hits.size() > k) hits.resize(k);
+  for (const Hit& h : hits)
+    if (h.chunk >= chunks_.size()) throw Error("the retriever returned a chunk id out of range");
+  return hits;
+}
+
+std::string Index::strategy() const {
+  std::set<std::string> kinds;
+  for (const auto& c : chunks_) kinds.insert(c.kind);
+  std::string list;
+  for (const auto& k : kinds) list += (list.empty() ? "" : ", ") + k;
+  return manifest_.value("retriever", std::string()) + " over " + list + " chunks (pipeline " +
+         manifest_.value(json::json_pointer("/pipeline/name"), std::string()) + ")";
+}
+
+}  // namespace rag

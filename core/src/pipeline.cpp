@@ -1,0 +1,174 @@
+#include "rag/pipeline.hpp"
+
+#include <set>
+
+#include "rag/checksum.hpp"
+#include "rag/error.hpp"
+#include "rag/glob.hpp"
+
+namespace rag {
+namespace {
+
+// Reads one mapping of the pipeline file, refusing keys it does not know.
+class Section {
+ public:
+  Section(const YAML::Node& node, std::string where, std::string file)
+      : node_(node), where_(std::move(where)), file_(std::move(file)) {
+    if (!node_.IsMap()) fail("must be a mapping");
+  }
+
+  YAML::Node optional(const std::string& key) {
+    known_.insert(key);
+    const YAML::Node& node = node_;  // const: a lookup must not insert the key
+    const YAML::Node value = node[key];
+    // A missing key gives an "invalid" node that throws on most calls; hand out a plain one.
+    return value.IsDefined() ? value : YAML::Node(YAML::NodeType::Undefined);
+  }
+  YAML::Node required(const std::string& key) {
+    YAML::Node value = optional(key);
+    if (!value.IsDefined() || value.IsNull()) fail_key(key, "is required");
+    return value;
+  }
+  std::string string(const std::string& key, const YAML::Node& value) const {
+    if (!value.IsScalar()) fail_key(key, "must be a string");
+    return value.Scalar();
+  }
+  std::vector<std::string> strings(const std::string& key, const YAML::Node& value) const {
+    if (value.IsScalar()) return {value.Scalar()};
+    if (!value.IsSequence()) fail_key(key, "must be a list of strings");
+    std::vector<std::string> out;
+    for (const auto& item : value) {
+      if (!item.IsScalar()) fail_key(key, "must be a list of strings");
+      out.push_back(item.Scalar());
+    }
+    return out;
+  }
+  void finish() const {
+    for (const auto& kv : node_) {
+      const auto key = kv.first.as<std::string>();
+      if (known_.count(key)) continue;
+      std::string allowed;
+      for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
+      throw Error(file_ + ": " + prefix() + "unknown key '" + key + "' (allowed: " + allowed + ")");
+    }
+  }
+  [[noreturn]] void fail_key(const std::string& key, const std::string& message) const {
+    throw Error(file_ + ": " + prefix() + key + " " + message);
+  }
+  [[noreturn]] void fail(const std::string& message) const {
+    throw Error(file_ + ": " + (where_.empty() ? "the pipeline" : where_) + " " + message);
+  }
+  std::string prefix() const { return where_.empty() ? "" : where_ + "."; }
+
+ private:
+  YAML::Node node_;
+  std::string where_;
+  std::string file_;
+  std::set<std::string> known_;
+};
+
+PluginChoice read_plugin_choice(Section& parent, const std::string& key, const std::string& file) {
+  Section s(parent.required(key), key, file);
+  PluginChoice choice;
+  choice.plugin = s.string("plugin", s.required("plugin"));
+  choice.options = s.optional("options");
+  choice.where = file + ": " + key;
+  s.finish();
+  return choice;
+}
+
+}  // namespace
+
+Pipeline Pipeline::load(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw Error(file + ": pipeline file not found (pipelines live in configs/<name>.yaml; pass --pipeline FILE)");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::Exception& e) {
+    throw Error(file + ": not valid YAML: " + e.what());
+  }
+  if (!root.IsMap()) throw Error(file + ": a pipeline must be a YAML mapping (see configs/default.yaml)");
+
+  Pipeline p;
+  p.file = path;
+  Section top(root, "", file);
+  const YAML::Node name = top.optional("name");
+  p.name = name.IsDefined() ? top.string("name", name) : path.stem().string();
+  if (const YAML::Node d = top.optional("description"); d.IsDefined()) p.description = top.string("description", d);
+
+  Section corpus(top.required("corpus"), "corpus", file);
+  p.corpus_root = corpus.string("root", corpus.required("root"));
+  while (p.corpus_root.size() > 1 && p.corpus_root.back() == '/') p.corpus_root.pop_back();
+  if (const YAML::Node n = corpus.optional("include"); n.IsDefined()) p.include = corpus.strings("include", n);
+  if (const YAML::Node n = corpus.optional("exclude"); n.IsDefined()) p.exclude = corpus.strings("exclude", n);
+  if (const YAML::Node n = corpus.optional("max_file_size"); n.IsDefined()) {
+    try {
+      const long long bytes = n.as<long long>();
+      if (bytes <= 0) corpus.fail_key("max_file_size", "must be a positive number of bytes");
+      p.max_file_bytes = static_cast<std::uintmax_t>(bytes);
+    } catch (const YAML::Exception&) {
+      corpus.fail_key("max_file_size", "must be a number of bytes");
+    }
+  }
+  corpus.finish();
+
+  const YAML::Node chunkers = top.required("chunkers");
+  if (!chunkers.IsSequence() || chunkers.size() == 0)
+    top.fail_key("chunkers", "must be a non-empty list of {plugin, files, options}");
+  for (std::size_t i = 0; i < chunkers.size(); ++i) {
+    const std::string where = "chunkers[" + std::to_string(i) + "]";
+    Section c(chunkers[i], where, file);
+    ChunkerRule rule;
+    rule.plugin = c.string("plugin", c.required("plugin"));
+    rule.files = c.strings("files", c.required("files"));
+    rule.options = c.optional("options");
+    rule.where = file + ": " + where;
+    c.finish();
+    p.chunkers.push_back(std::move(rule));
+  }
+
+  p.retriever = read_plugin_choice(top, "retriever", file);
+  p.index_dir = top.string("index", top.required("index"));
+  if (const YAML::Node n = top.optional("plugin_paths"); n.IsDefined())
+    for (const auto& s : top.strings("plugin_paths", n)) p.plugin_paths.emplace_back(s);
+  top.finish();
+  return p;
+}
+
+void Pipeline::set_chunker_option(const std::string& key, const YAML::Node& value) {
+  for (auto& rule : chunkers) {
+    if (!rule.options.IsDefined() || rule.options.IsNull()) rule.options = YAML::Node(YAML::NodeType::Map);
+    if (!rule.options.IsMap()) continue;  // the plugin reports the malformed options
+    rule.options[key] = value;
+  }
+}
+
+const ChunkerRule* Pipeline::chunker_for(std::string_view relative_path) const {
+  for (const auto& rule : chunkers)
+    for (const auto& pattern : rule.files)
+      if (glob_match(pattern, relative_path)) return &rule;
+  return nullptr;
+}
+
+std::string Pipeline::content_hash() const {
+  auto dump = [](const YAML::Node& node) {
+    YAML::Emitter out;
+    out << node;
+    return std::string(out.c_str());
+  };
+  Digest d;
+  d.add(corpus_root).add(max_file_bytes);
+  for (const auto& s : include) d.add("include").add(s);
+  for (const auto& s : exclude) d.add("exclude").add(s);
+  for (const auto& rule : chunkers) {
+    d.add("chunker").add(rule.plugin).add(dump(rule.options));
+    for (const auto& s : rule.files) d.add(s);
+  }
+  d.add("retriever").add(retriever.plugin).add(dump(retriever.options));
+  return d.hex();
+}
+
+}  // namespace rag

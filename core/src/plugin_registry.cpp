@@ -1,0 +1,134 @@
+#include "rag/plugin_registry.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace rag {
+namespace fs = std::filesystem;
+
+std::string_view to_string(PluginKind kind) {
+  switch (kind) {
+    case PluginKind::chunker: return "chunker";
+    case PluginKind::retriever: return "retriever";
+    case PluginKind::generator: return "generator";
+  }
+  return "unknown";
+}
+
+PluginRegistry::PluginRegistry(const std::vector<fs::path>& folders) : folders_(folders) {
+  for (const auto& folder : folders) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) continue;
+    std::vector<fs::path> files;
+    for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".so" && it->is_regular_file(ec)) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) load(file);
+  }
+}
+
+std::vector<fs::path> PluginRegistry::search_path(const std::vector<fs::path>& extra) {
+  std::vector<fs::path> folders = extra;
+  if (const char* env = std::getenv("RAG_PLUGIN_PATH")) {
+    std::string_view rest(env);
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      const auto piece = rest.substr(0, colon);
+      if (!piece.empty()) folders.emplace_back(piece);
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  const fs::path program_folder = boost::dll::program_location().parent_path();
+  folders.push_back(program_folder / "rag-plugins");              // a build tree
+  folders.push_back(program_folder / ".." / "lib" / "rag" / "plugins");  // an installation
+  return folders;
+}
+
+void PluginRegistry::load(const fs::path& file) {
+  boost::dll::shared_library library;
+  try {
+    library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    problems_.push_back(file.string() + ": cannot be loaded (" + e.what() + ")");
+    return;
+  }
+  if (!library.has(kPluginEntryPoint)) {
+    problems_.push_back(file.string() + ": not a rag plugin (no '" + kPluginEntryPoint + "' entry point)");
+    return;
+  }
+  const PluginDescriptor* d = library.get_alias<PluginEntryPoint>(kPluginEntryPoint)();
+  if (d == nullptr) {
+    problems_.push_back(file.string() + ": its entry point returned no descriptor");
+    return;
+  }
+  if (d->abi_version != kPluginAbiVersion) {
+    problems_.push_back(file.string() + ": built for plugin ABI " + std::to_string(d->abi_version) +
+                        ", this rag uses ABI " + std::to_string(kPluginAbiVersion) + "; rebuild the plugin");
+    return;
+  }
+  const bool has_factory = (d->kind == PluginKind::chunker && d->make_chunker) ||
+                           (d->kind == PluginKind::retriever && d->make_retriever) ||
+                           (d->kind == PluginKind::generator && d->make_generator);
+  if (!has_factory) {
+    problems_.push_back(file.string() + ": declares a " + std::string(to_string(d->kind)) + " but no factory for it");
+    return;
+  }
+  for (const auto& known : plugins_)
+    if (known.kind == d->kind && known.name == d->name) return;  // an earlier folder wins
+  plugins_.push_back({d->kind, d->name, d->version, d->summary, file});
+  descriptors_.push_back(d);
+  libraries_.push_back(std::move(library));
+}
+
+const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_view name) const {
+  for (std::size_t i = 0; i < plugins_.size(); ++i)
+    if (plugins_[i].kind == kind && plugins_[i].name == name) return *descriptors_[i];
+  std::string known;
+  for (const auto& p : plugins_)
+    if (p.kind == kind) known += (known.empty() ? "" : ", ") + p.name;
+  std::string message = "unknown " + std::string(to_string(kind)) + " plugin '" + std::string(name) +
+                        "' (known: " + (known.empty() ? "none" : known) + ")";
+  const std::string file_name = "lib" + std::string(name) + ".so";
+  for (const auto& problem : problems_)
+    if (problem.find("/" + file_name + ":") != std::string::npos) message += "; " + problem;
+  std::string where;
+  for (const auto& f : folders_) where += (where.empty() ? "" : ", ") + f.string();
+  throw Error(message + "; plugins are looked for in: " + where + " (add folders with RAG_PLUGIN_PATH or plugin_paths)");
+}
+
+namespace {
+
+// Plugin constructors may throw anything; only rag::Error is meant for users, the rest is
+// wrapped so that no foreign exception type escapes.
+template <class Make>
+auto construct(const PluginDescriptor& d, Options& options, Make make) {
+  try {
+    return make();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(options.where() + ": the " + std::string(d.name) + " plugin failed to start: " + e.what());
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Chunker> PluginRegistry::make_chunker(std::string_view name, Options& options) const {
+  const auto& d = descriptor(PluginKind::chunker, name);
+  return construct(d, options, [&] { return d.make_chunker(options); });
+}
+
+std::unique_ptr<Retriever> PluginRegistry::make_retriever(std::string_view name, Options& options) const {
+  const auto& d = descriptor(PluginKind::retriever, name);
+  return construct(d, options, [&] { return d.make_retriever(options, *this); });
+}
+
+std::unique_ptr<Generator> PluginRegistry::make_generator(std::string_view name, Options& options) const {
+  const auto& d = descriptor(PluginKind::generator, name);
+  return construct(d, options, [&] { return d.make_generator(options); });
+}
+
+}  // namespace rag

@@ -1,0 +1,55 @@
+#include "cli.hpp"
+
+#include <iostream>
+
+#include "rag/error.hpp"
+
+namespace rag::cli {
+
+std::optional<po::variables_map> parse(const Invocation& inv, const std::string& synopsis, po::options_description options,
+                                       const po::positional_options_description& positional) {
+  options.add_options()("help,h", "show this help");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(inv.args).options(options).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: rag " << inv.command << " " << synopsis << "\n\n" << options << "\n";
+      return std::nullopt;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error("rag " + inv.command + ": " + e.what() + " (see `rag " + inv.command + " --help`)");
+  }
+  return vm;
+}
+
+void add_pipeline_options(po::options_description& options) {
+  options.add_options()
+      ("pipeline", po::value<std::string>()->default_value("configs/default.yaml"), "pipeline file (YAML)")
+      ("max_chunk_size", po::value<long long>(), "override every chunker's max_chunk_size (code points)");
+}
+
+Pipeline load_pipeline(const po::variables_map& vm) {
+  Pipeline pipeline = Pipeline::load(vm["pipeline"].as<std::string>());
+  if (vm.count("max_chunk_size")) {
+    const long long size = vm["max_chunk_size"].as<long long>();
+    if (size <= 0) throw Error("--max_chunk_size must be a positive number of characters, got " + std::to_string(size));
+    pipeline.set_chunker_option("max_chunk_size", YAML::Node(size));
+  }
+  return pipeline;
+}
+
+std::unique_ptr<PluginRegistry> load_plugins(const Pipeline& pipeline) {
+  return std::make_unique<PluginRegistry>(PluginRegistry::search_path(pipeline.plugin_paths));
+}
+
+std::size_t read_k(const po::variables_map& vm, std::size_t max) {
+  const long long k = vm["k"].as<long long>();
+  if (k < 1 || static_cast<unsigned long long>(k) > max)
+    throw Error("--k must be between 1 and " + std::to_string(max) + ", got " + std::to_string(k));
+  return static_cast<std::size_t>(k);
+}
+
+void print(const std::string& text) { std::cout << text << std::endl; }
+
+}  // namespace rag::cli

@@ -1,0 +1,43 @@
+#pragma once
+// What every command shares: option parsing with clear errors, the pipeline and the plugins.
+#include <boost/program_options.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rag/pipeline.hpp"
+#include "rag/plugin_registry.hpp"
+
+namespace rag::cli {
+
+namespace po = boost::program_options;
+
+/// A command's arguments: `args` are the words after the command name.
+struct Invocation {
+  std::string command;
+  std::vector<std::string> args;
+};
+
+/// Parses `inv.args`; returns nothing when --help was asked (after printing it). Throws
+/// rag::Error naming the command for an unknown option or a bad value.
+std::optional<po::variables_map> parse(const Invocation& inv, const std::string& synopsis, po::options_description options,
+                                       const po::positional_options_description& positional = {});
+
+/// Adds --pipeline and --max_chunk_size.
+void add_pipeline_options(po::options_description& options);
+
+/// The pipeline named by --pipeline, with --max_chunk_size applied to its chunkers.
+Pipeline load_pipeline(const po::variables_map& vm);
+
+/// The plugins the pipeline can use (its plugin_paths, RAG_PLUGIN_PATH, the build's folder).
+std::unique_ptr<PluginRegistry> load_plugins(const Pipeline& pipeline);
+
+/// Reads --k and checks it lies in [1, max].
+std::size_t read_k(const po::variables_map& vm, std::size_t max);
+
+/// Prints JSON (or any text) to stdout, then a newline.
+void print(const std::string& text);
+
+}  // namespace rag::cli

@@ -1,0 +1,14 @@
+#pragma once
+// The commands of `rag`. Each returns the process exit code and throws rag::Error for
+// anything the user must fix.
+#include "cli.hpp"
+
+namespace rag::commands {
+
+int index(const cli::Invocation& inv);
+int plugins(const cli::Invocation& inv);
+int search(const cli::Invocation& inv);
+int search_dataset(const cli::Invocation& inv);
+int evaluate(const cli::Invocation& inv);
+
+}  // namespace rag::commands

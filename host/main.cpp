@@ -1,0 +1,65 @@
+// rag: runs named YAML pipelines over a codebase. Command-line dispatch and error reporting.
+#include <cstring>
+#include <iostream>
+#include <map>
+
+#include "commands.hpp"
+#include "rag/error.hpp"
+
+namespace {
+
+struct Command {
+  int (*run)(const rag::cli::Invocation&);
+  const char* summary;
+};
+
+const std::map<std::string, Command>& command_table() {
+  static const std::map<std::string, Command> table = {
+      {"index", {rag::commands::index, "chunk the corpus and build the pipeline's index"}},
+      {"search", {rag::commands::search, "answer one query with ranked source locations (JSON)"}},
+      {"search_dataset", {rag::commands::search_dataset, "search every question of a dataset, write a results file"}},
+      {"evaluate", {rag::commands::evaluate, "recall@k and MRR of a results file against an answered dataset"}},
+      {"mesure_recall_at_k_on_dataset", {rag::commands::evaluate, "the same as evaluate"}},
+      {"plugins", {rag::commands::plugins, "list the plugins found and where"}},
+  };
+  return table;
+}
+
+void usage(std::ostream& out) {
+  out << "usage: rag <command> [options]   (rag <command> --help for its options)\n\ncommands:\n";
+  for (const auto& [name, command] : command_table())
+    out << "  " << name << std::string(name.size() < 30 ? 30 - name.size() : 1, ' ') << command.summary << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(std::cout);
+    return 0;
+  }
+  if (name == "--version") {
+    std::cout << "rag " << RAG_VERSION << "\n";
+    return 0;
+  }
+  const auto it = command_table().find(name);
+  if (it == command_table().end()) {
+    std::cerr << "error: unknown command '" << name << "' (see `rag --help`)\n";
+    return 2;
+  }
+  try {
+    return it->second.run({name, std::vector<std::string>(argv + 2, argv + argc)});
+  } catch (const rag::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  }
+  return 1;
+}

@@ -1,0 +1,50 @@
+#include "bm25_scoring.hpp"
+
+#include <cmath>
+
+namespace rag {
+
+Bm25Parameters Bm25Parameters::from_options(Options& options) {
+  Bm25Parameters p;
+  const std::string variant = options.get_choice("variant", "lucene", {"robertson", "lucene", "bm25l", "bm25plus"});
+  p.variant = variant == "robertson" ? Bm25Variant::robertson
+              : variant == "lucene"  ? Bm25Variant::lucene
+              : variant == "bm25l"   ? Bm25Variant::bm25l
+                                     : Bm25Variant::bm25plus;
+  p.k1 = options.get_number("k1", p.k1, 0.0, 100.0);
+  p.b = options.get_number("b", p.b, 0.0, 1.0);
+  p.delta = options.get_number("delta", p.variant == Bm25Variant::bm25plus ? 1.0 : 0.5, 0.0, 100.0);
+  return p;
+}
+
+std::string Bm25Parameters::describe() const {
+  static constexpr const char* kNames[] = {"robertson", "lucene", "bm25l", "bm25plus"};
+  std::string s = std::string(kNames[static_cast<int>(variant)]) + " k1=" + std::to_string(k1) + " b=" + std::to_string(b);
+  if (variant == Bm25Variant::bm25l || variant == Bm25Variant::bm25plus) s += " delta=" + std::to_string(delta);
+  return s;
+}
+
+double bm25_idf(const Bm25Parameters& p, double n, double df) {
+  switch (p.variant) {
+    case Bm25Variant::robertson: return std::log((n - df + 0.5) / (df + 0.5));
+    case Bm25Variant::lucene: return std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+    case Bm25Variant::bm25l: return std::log((n + 1.0) / (df + 0.5));
+    case Bm25Variant::bm25plus: return std::log((n + 1.0) / df);
+  }
+  return 0.0;
+}
+
+double bm25_tf_weight(const Bm25Parameters& p, double tf, double norm) {
+  switch (p.variant) {
+    case Bm25Variant::robertson: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm);
+    case Bm25Variant::lucene: return tf / (tf + p.k1 * norm);
+    case Bm25Variant::bm25l: {
+      const double c = tf / norm;
+      return (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta);
+    }
+    case Bm25Variant::bm25plus: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm) + p.delta;
+  }
+  return 0.0;
+}
+
+}  // namespace rag

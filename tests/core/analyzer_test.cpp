@@ -1,0 +1,95 @@
+#include "rag/analyzer.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace rag {
+namespace {
+
+using ::testing::ElementsAre;
+
+AnalyzerConfig plain() {
+  AnalyzerConfig c;
+  c.stemmer = "none";
+  c.stopwords = "none";
+  return c;
+}
+
+TEST(Analyzer, SplitsSnakeCamelAndDottedIdentifiersKeepingCompounds) {
+  const Analyzer a(plain());
+  EXPECT_THAT(a.analyze("max_model_len"), ElementsAre("max", "model", "len", "max_model_len"));
+  EXPECT_THAT(a.analyze("getHTTPServer"), ElementsAre("get", "http", "server", "gethttpserver"));
+  EXPECT_THAT(a.analyze("vllm.engine.LLMEngine"),
+              ElementsAre("vllm", "engine", "llm", "engine", "vllm.engine.llmengine"));
+  EXPECT_THAT(a.analyze("--tensor-parallel-size"), ElementsAre("tensor", "parallel", "size", "tensor-parallel-size"));
+}
+
+TEST(Analyzer, SentencePunctuationIsNotAJoiner) {
+  const Analyzer a(plain());
+  EXPECT_THAT(a.analyze("Use vLLM. Then serve."), ElementsAre("use", "v", "llm", "vllm", "then", "serve"));
+}
+
+TEST(Analyzer, WithoutSplittingAWordIsOneTerm) {
+  AnalyzerConfig c = plain();
+  c.split_identifiers = false;
+  EXPECT_THAT(Analyzer(c).analyze("max_model_len Foo"), ElementsAre("max_model_len", "foo"));
+}
+
+TEST(Analyzer, StemsAndDropsStopwordsButKeepsCompounds) {
+  AnalyzerConfig c;  // english stemmer and stopwords
+  EXPECT_THAT(Analyzer(c).analyze("How does the server handle running requests?"),
+              ElementsAre("server", "handl", "run", "request"));
+  EXPECT_THAT(Analyzer(c).analyze("is_running"), ElementsAre("run", "is_running"));
+}
+
+TEST(Analyzer, LowercaseCanBeTurnedOff) {
+  AnalyzerConfig c = plain();
+  c.lowercase = false;
+  c.split_identifiers = false;
+  EXPECT_THAT(Analyzer(c).analyze("LoRA"), ElementsAre("LoRA"));
+}
+
+TEST(Analyzer, NonAsciiLettersStayInWords) {
+  const Analyzer a(plain());
+  EXPECT_THAT(a.analyze("modèle 模型, ok"), ElementsAre("modèle", "模型", "ok"));
+}
+
+TEST(Analyzer, MinLengthDropsShortParts) {
+  AnalyzerConfig c = plain();
+  c.min_length = 2;
+  EXPECT_THAT(Analyzer(c).analyze("a_bc x"), ElementsAre("bc", "a_bc"));
+}
+
+TEST(AnalyzerConfig, ReadsOptionsAndRejectsUnknownOnes) {
+  YAML::Node node = YAML::Load("{stemmer: none, stopwords: none, lowercase: false}");
+  Options options(node, "p.yaml: analysis.default");
+  const AnalyzerConfig c = AnalyzerConfig::from_options(options, {});
+  EXPECT_FALSE(c.lowercase);
+  EXPECT_EQ(c.stemmer, "none");
+
+  YAML::Node typo = YAML::Load("{stemer: english}");
+  Options bad(typo, "p.yaml: analysis.default");
+  EXPECT_THROW(AnalyzerConfig::from_options(bad, {}), Error);
+
+  YAML::Node unknown_stemmer = YAML::Load("{stemmer: klingon}");
+  Options bad_stemmer(unknown_stemmer, "p.yaml");
+  try {
+    AnalyzerConfig::from_options(bad_stemmer, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("klingon"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("english"));
+  }
+}
+
+TEST(AnalyzerSet, KindsShareEqualConfigurations) {
+  YAML::Node node = YAML::Load("{default: {stemmer: english}, python: {stemmer: none}, markdown: {stemmer: english}}");
+  Options options(node, "p.yaml: analysis");
+  const AnalyzerSet set(options);
+  EXPECT_EQ(set.analyzers().size(), 2u);
+  EXPECT_EQ(set.id_for_kind("markdown"), set.id_for_kind("text"));
+  EXPECT_NE(set.id_for_kind("python"), set.id_for_kind("text"));
+}
+
+}  // namespace
+}  // namespace rag

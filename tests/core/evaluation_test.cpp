@@ -1,0 +1,57 @@
+#include "rag/evaluation.hpp"
+
+#include "rag/error.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rag {
+namespace {
+
+RetrievedSource source(const std::string& file, std::size_t first, std::size_t last) {
+  return {{file, first, last}, 0, "", ""};
+}
+
+TEST(SpanIou, HandComputedCases) {
+  EXPECT_DOUBLE_EQ(span_iou({"a", 0, 100}, {"a", 0, 100}), 1.0);
+  EXPECT_DOUBLE_EQ(span_iou({"a", 0, 100}, {"a", 50, 150}), 50.0 / 150.0);
+  EXPECT_DOUBLE_EQ(span_iou({"a", 0, 100}, {"a", 100, 200}), 0.0);  // touching is not overlapping
+  EXPECT_DOUBLE_EQ(span_iou({"a", 0, 100}, {"b", 0, 100}), 0.0);    // another file
+  EXPECT_DOUBLE_EQ(span_iou({"a", 10, 90}, {"a", 0, 2000}), 80.0 / 2000.0);
+}
+
+TEST(Evaluate, ThresholdIsStrictlyAboveFivePercent) {
+  // 100 chars of truth inside a 2000-char span: IoU 0.05 exactly, not found.
+  const std::vector<Question> dataset = {{"q", "?", {{"f", 0, 100}}, ""}};
+  ResultsFile exactly{{{"q", "?", {source("f", 0, 2000)}, 0}}, 10};
+  EXPECT_DOUBLE_EQ(evaluate(dataset, exactly).recall.at(10), 0.0);
+  ResultsFile above{{{"q", "?", {source("f", 0, 1999)}, 0}}, 10};
+  EXPECT_DOUBLE_EQ(evaluate(dataset, above).recall.at(10), 1.0);
+}
+
+TEST(Evaluate, RecallAtKMrrAndMissingQuestions) {
+  const std::vector<Question> dataset = {
+      {"q1", "one", {{"f", 0, 100}}, ""},
+      {"q2", "two", {{"g", 0, 100}, {"h", 0, 100}}, ""},
+      {"q3", "three", {{"f", 0, 100}}, ""},  // absent from the results: counts 0
+  };
+  ResultsFile results{{{"q1", "one", {source("x", 0, 10), source("x", 0, 10), source("f", 0, 100)}, 0},
+                       {"q2", "two", {source("g", 0, 100), source("x", 0, 1), source("x", 0, 1), source("x", 0, 1), source("x", 0, 1), source("h", 50, 100)}, 0}},
+                      10};
+  const Evaluation e = evaluate(dataset, results);
+  EXPECT_DOUBLE_EQ(e.recall.at(1), (0.0 + 0.5 + 0.0) / 3);
+  EXPECT_DOUBLE_EQ(e.recall.at(3), (1.0 + 0.5 + 0.0) / 3);
+  EXPECT_DOUBLE_EQ(e.recall.at(5), (1.0 + 0.5 + 0.0) / 3);
+  EXPECT_DOUBLE_EQ(e.recall.at(10), (1.0 + 1.0 + 0.0) / 3);
+  EXPECT_DOUBLE_EQ(e.mrr, (1.0 / 3 + 1.0 + 0.0) / 3);
+  EXPECT_EQ(e.answered, 2u);
+  EXPECT_EQ(e.outcomes[1].found_at, (std::vector<std::size_t>{1, 6}));
+}
+
+TEST(Evaluate, UnknownQuestionIdIsAnError) {
+  const std::vector<Question> dataset = {{"q1", "one", {{"f", 0, 100}}, ""}};
+  ResultsFile results{{{"nope", "?", {}, 0}}, 10};
+  EXPECT_THROW(evaluate(dataset, results), Error);
+}
+
+}  // namespace
+}  // namespace rag

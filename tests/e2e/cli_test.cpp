@@ -1,0 +1,195 @@
+// Runs the real `rag` binary on the fixture repository: the commands users run, and the
+// errors they get when something is wrong.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+
+#include "test_support.hpp"
+
+namespace rag {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+struct Outcome {
+  int status = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `rag <args>` in `cwd`; args are passed through the shell, so quote as needed.
+Outcome rag(const std::filesystem::path& cwd, const std::string& args) {
+  testing::TempDir capture;
+  const std::string command = "cd '" + cwd.string() + "' && '" RAG_BINARY_DIR "/rag' " + args + " >'" +
+                              (capture / "out").string() + "' 2>'" + (capture / "err").string() + "'";
+  const int raw = std::system(command.c_str());
+  Outcome r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = testing::read_all(capture / "out");
+  r.err = testing::read_all(capture / "err");
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir_ / "repo", std::filesystem::copy_options::recursive);
+    dir_.write("repo/image.png", std::string("\x89PNG\r\n\x1a\n\0\0\0", 11));
+    dir_.write("repo/latin1.txt", "caf\xe9\n");
+    dir_.write("pipeline.yaml", R"(
+corpus:
+  root: repo
+chunkers:
+  - {plugin: python, files: "**/*.py", options: {max_chunk_size: 400}}
+  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 400}}
+  - {plugin: text, files: "**", options: {max_chunk_size: 400}}
+retriever:
+  plugin: bm25
+index: index
+)");
+  }
+  // A failed command: non-zero, one line of error on stderr that mentions `expected`.
+  void expect_error(const std::string& args, const std::string& expected) {
+    const Outcome r = rag(dir_.path(), args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_LT(r.status, 128) << args << ": killed by a signal";
+    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
+  const Outcome indexed = rag(dir_.path(), "index --pipeline pipeline.yaml -v");
+  ASSERT_EQ(indexed.status, 0) << indexed.err;
+  EXPECT_THAT(indexed.err, HasSubstr("image.png: skipped, binary"));
+  EXPECT_THAT(indexed.err, HasSubstr("latin1.txt: skipped, not valid UTF-8"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "index/manifest.json"));
+
+  const Outcome found = rag(dir_.path(), "search 'which flag loads AWQ quantized checkpoints?' --pipeline pipeline.yaml --k 3 "
+                                     "--truth repo/docs/guide.md:200:300");
+  ASSERT_EQ(found.status, 0) << found.err;
+  const json result = json::parse(found.out);
+  EXPECT_EQ(result["query"], "which flag loads AWQ quantized checkpoints?");
+  const json& top = result["retrieved_chunks"][0];
+  EXPECT_EQ(top["filename"], "repo/docs/guide.md");
+  EXPECT_EQ(top["section"], "User Guide > Quantization");
+  EXPECT_EQ(top["file_type"], "markdown");
+  // Offsets are code points: the text is the file's slice [starting, ending).
+  const std::string file = testing::read_all(dir_ / "repo/docs/guide.md");
+  EXPECT_LT(top["ending_character"].get<std::size_t>(), file.size());  // fewer code points than bytes
+  EXPECT_EQ(top["ending_character"].get<std::size_t>() - top["starting_character"].get<std::size_t>(),
+            [&] {
+              std::string t = top["text"];
+              std::size_t n = 0;
+              for (const char c : t) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+              return n;
+            }());
+  EXPECT_TRUE(result["metrics"].contains("search_time_ms"));
+  EXPECT_TRUE(result["metrics"].contains("recall@5"));
+  EXPECT_FALSE(result["strategy"].get<std::string>().empty());
+
+  const Outcome code = rag(dir_.path(), "search 'How is the TCP port number parsed?' --pipeline pipeline.yaml --k 1");
+  ASSERT_EQ(code.status, 0) << code.err;
+  EXPECT_EQ(json::parse(code.out)["retrieved_chunks"][0]["section"], "pkg.server.parse_port");
+
+  dir_.write("answered.json", R"({"rag_questions": [
+    {"question_id": "q1", "question": "How is the TCP port number parsed?",
+     "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]},
+    {"question_id": "q2", "question": "What do the release notes say about prefill batching?",
+     "sources": [{"file_path": "repo/notes.txt", "first_character_index": 16, "last_character_index": 60}]}]})");
+  const Outcome searched = rag(dir_.path(), "search_dataset --dataset_path answered.json --save_directory out --k 5 --pipeline pipeline.yaml");
+  ASSERT_EQ(searched.status, 0) << searched.err;
+  const json saved = json::parse(testing::read_all(dir_ / "out/answered.json"));
+  EXPECT_EQ(saved["k"], 5);
+  ASSERT_EQ(saved["search_results"].size(), 2u);
+  EXPECT_EQ(saved["search_results"][0]["question_str"], "How is the TCP port number parsed?");
+  for (const auto& r : saved["search_results"])
+    for (const auto& s : r["retrieved_sources"])
+      EXPECT_LE(s["last_character_index"].get<int>() - s["first_character_index"].get<int>(), 2000);
+
+  const Outcome scored = rag(dir_.path(), "evaluate out/answered.json answered.json --json --per_question per.json");
+  ASSERT_EQ(scored.status, 0) << scored.err;
+  EXPECT_DOUBLE_EQ(json::parse(scored.out)["recall@5"].get<double>(), 1.0);
+  EXPECT_EQ(json::parse(testing::read_all(dir_ / "per.json")).size(), 2u);
+  const Outcome alias = rag(dir_.path(), "mesure_recall_at_k_on_dataset --student_search_results_path out/answered.json "
+                                     "--answered_dataset_path answered.json");
+  EXPECT_EQ(alias.status, 0);
+  EXPECT_THAT(alias.out, HasSubstr("recall@5   1.0000"));
+}
+
+TEST_F(CliTest, BadInputGetsOneClearLine) {
+  expect_error("frobnicate", "unknown command 'frobnicate'");
+  expect_error("search hello --pipeline missing.yaml", "missing.yaml: pipeline file not found");
+  dir_.write("broken.yaml", "corpus: [unclosed\n");
+  expect_error("index --pipeline broken.yaml", "not valid YAML");
+  dir_.write("typo.yaml", testing::read_all(dir_ / "pipeline.yaml") + "retreiver: {}\n");
+  expect_error("index --pipeline typo.yaml", "unknown key 'retreiver'");
+  std::string unknown_plugin = testing::read_all(dir_ / "pipeline.yaml");
+  unknown_plugin.replace(unknown_plugin.find("bm25"), 4, "bm99");
+  dir_.write("unknown.yaml", unknown_plugin);
+  expect_error("index --pipeline unknown.yaml", "unknown retriever plugin 'bm99'");
+  std::string no_corpus = testing::read_all(dir_ / "pipeline.yaml");
+  no_corpus.replace(no_corpus.find("root: repo"), 10, "root: nowhere");
+  dir_.write("nocorpus.yaml", no_corpus);
+  expect_error("index --pipeline nocorpus.yaml", "corpus folder 'nowhere'");
+  expect_error("index --pipeline pipeline.yaml --max_chunk_size 0", "--max_chunk_size must be a positive");
+  expect_error("index --pipeline pipeline.yaml --bogus", "unrecognised option '--bogus'");
+
+  expect_error("search hello --pipeline pipeline.yaml", "no index at index");
+  ASSERT_EQ(rag(dir_.path(), "index --pipeline pipeline.yaml").status, 0);
+  expect_error("search '   ' --pipeline pipeline.yaml", "the query is empty");
+  expect_error("search hello --k 0 --pipeline pipeline.yaml", "--k must be between 1 and 1000");
+  expect_error("search hello --k -1 --pipeline pipeline.yaml", "--k must be between");
+  expect_error("search hello --k many --pipeline pipeline.yaml", "invalid");
+  expect_error("search hello --pipeline pipeline.yaml --max_chunk_size 999", "another configuration of the pipeline");
+
+  dir_.write("bad.json", "{not json");
+  expect_error("search_dataset --dataset_path bad.json --save_directory out --pipeline pipeline.yaml", "not valid JSON");
+  dir_.write("dup.json", R"({"rag_questions": [{"question_id": "a", "question": "x"}, {"question_id": "a", "question": "y"}]})");
+  expect_error("search_dataset --dataset_path dup.json --save_directory out --pipeline pipeline.yaml", "duplicate question_id a");
+  dir_.write("empty_q.json", R"({"rag_questions": [{"question_id": "a", "question": "  "}]})");
+  expect_error("search_dataset --dataset_path empty_q.json --save_directory out --pipeline pipeline.yaml", "is empty");
+  dir_.write("ok.json", R"({"rag_questions": [{"question_id": "a", "question": "port"}]})");
+  expect_error("search_dataset --dataset_path ok.json --save_directory out --k 11 --pipeline pipeline.yaml", "--k must be between 1 and 10");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
+  expect_error("evaluate missing.json ok.json", "missing.json: file not found");
+
+  // A damaged index is detected and the message says to re-index.
+  const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  const auto chunks = dir_ / "index" / manifest["generation"].get<std::string>() / "chunks.bin";
+  std::string bytes = testing::read_all(chunks);
+  bytes[bytes.size() / 2] ^= 0x01;
+  dir_.write(std::filesystem::relative(chunks, dir_.path()).string(), bytes);
+  expect_error("search hello --pipeline pipeline.yaml", "fails its checksum");
+  json old = manifest;
+  old["format"] = 0;
+  dir_.write("index/manifest.json", old.dump());
+  expect_error("search hello --pipeline pipeline.yaml", "has format 0");
+}
+
+TEST_F(CliTest, ReindexReplacesTheIndexAndKeepsOneGeneration) {
+  ASSERT_EQ(rag(dir_.path(), "index --pipeline pipeline.yaml").status, 0);
+  ASSERT_EQ(rag(dir_.path(), "index --pipeline pipeline.yaml").status, 0);
+  std::size_t generations = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "index"))
+    generations += entry.path().filename().string().rfind("gen-", 0) == 0;
+  EXPECT_EQ(generations, 1u);
+  EXPECT_EQ(rag(dir_.path(), "search port --pipeline pipeline.yaml").status, 0);
+}
+
+TEST_F(CliTest, PluginsListsWhatItFound) {
+  const Outcome r = rag(dir_.path(), "plugins");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("retriever\tbm25"));
+  EXPECT_THAT(r.out, HasSubstr("chunker\tpython"));
+  EXPECT_THAT(r.out, HasSubstr("libmarkdown.so"));
+}
+
+}  // namespace
+}  // namespace rag

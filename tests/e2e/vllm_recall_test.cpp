@@ -1,0 +1,64 @@
+// Indexes the real vLLM corpus with configs/default.yaml and checks recall@5 floors on the
+// public datasets, so that retrieval quality cannot regress unnoticed. Skipped when the corpus
+// (data/raw/vllm-0.10.1, unpacked by scripts/setup.sh) or ../shared is not there.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+
+#include "test_support.hpp"
+
+namespace rag {
+namespace {
+
+const std::filesystem::path kSource = RAG_SOURCE_DIR;
+const std::filesystem::path kDatasets = kSource / "../shared/data/datasets";
+
+int run(const std::string& args) {
+  const std::string command = "cd '" + kSource.string() + "' && '" RAG_BINARY_DIR "/rag' " + args;
+  return std::system(command.c_str());
+}
+
+class VllmRecall : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!std::filesystem::exists(kSource / "data/raw/vllm-0.10.1") || !std::filesystem::exists(kDatasets)) return;
+    scratch_ = new testing::TempDir();
+    // The default pipeline, with its index in a scratch folder.
+    std::string pipeline = testing::read_all(kSource / "configs/default.yaml");
+    const auto at = pipeline.find("\nindex:");
+    pipeline = pipeline.substr(0, at) + "\nindex: " + (*scratch_ / "index").string() + "\n";
+    pipeline_ = scratch_->write("default.yaml", pipeline).string();
+    indexed_ = run("index --pipeline '" + pipeline_ + "'") == 0;
+  }
+  static void TearDownTestSuite() {
+    delete scratch_;
+    scratch_ = nullptr;
+  }
+  void SetUp() override {
+    if (!scratch_) GTEST_SKIP() << "no corpus at data/raw/vllm-0.10.1 or no ../shared datasets";
+    ASSERT_TRUE(indexed_);
+  }
+
+  static double recall_at_5(const std::string& dataset) {
+    const auto out = *scratch_ / "results";
+    EXPECT_EQ(run("search_dataset --pipeline '" + pipeline_ + "' --dataset_path '" +
+                  (kDatasets / "UnansweredQuestions" / dataset).string() + "' --save_directory '" + out.string() + "'"),
+              0);
+    EXPECT_EQ(run("evaluate '" + (out / dataset).string() + "' '" + (kDatasets / "AnsweredQuestions" / dataset).string() +
+                  "' --json > '" + (*scratch_ / "score.json").string() + "'"),
+              0);
+    return nlohmann::json::parse(testing::read_all(*scratch_ / "score.json"))["recall@5"].get<double>();
+  }
+
+  static inline testing::TempDir* scratch_ = nullptr;
+  static inline std::string pipeline_;
+  static inline bool indexed_ = false;
+};
+
+TEST_F(VllmRecall, DocsPublicAtLeast085) { EXPECT_GE(recall_at_5("dataset_docs_public.json"), 0.85); }
+
+TEST_F(VllmRecall, CodePublicAtLeast065) { EXPECT_GE(recall_at_5("dataset_code_public.json"), 0.65); }
+
+}  // namespace
+}  // namespace rag

@@ -1,0 +1,92 @@
+#include "bm25_retriever.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_support.hpp"
+
+namespace rag {
+namespace {
+
+Chunk chunk(const std::string& text) { return {"f.txt", "text", "", 0, text.size(), 0, text.size(), text}; }
+
+const std::vector<Chunk> kChunks = {chunk("apple banana"), chunk("apple apple cherry"), chunk("banana")};
+
+std::unique_ptr<Bm25Retriever> make(const std::string& yaml) {
+  YAML::Node node = YAML::Load(yaml);
+  node["index_path"] = false;
+  node["index_section"] = false;
+  node["analysis"]["default"]["stemmer"] = "none";
+  node["analysis"]["default"]["stopwords"] = "none";
+  Options options(node, "test");
+  auto r = std::make_unique<Bm25Retriever>(options);
+  r->build(kChunks);
+  return r;
+}
+
+// Three chunks of lengths 2, 3 and 1 (average 2); "apple" is in chunks 0 (once) and 1 (twice).
+TEST(Bm25Scoring, HandComputedValues) {
+  const double n = 3, df = 2;
+  const double norm0 = 1.0, norm1 = 0.25 + 0.75 * 3 / 2;
+  Bm25Parameters p;
+  p.variant = Bm25Variant::lucene;
+  EXPECT_DOUBLE_EQ(bm25_idf(p, n, df), std::log(1.6));
+  EXPECT_DOUBLE_EQ(bm25_tf_weight(p, 1, norm0), 1 / 2.2);
+  EXPECT_DOUBLE_EQ(bm25_tf_weight(p, 2, norm1), 2 / 3.65);
+  p.variant = Bm25Variant::robertson;
+  EXPECT_DOUBLE_EQ(bm25_idf(p, n, df), std::log(0.6));
+  EXPECT_DOUBLE_EQ(bm25_tf_weight(p, 1, norm0), 2.2 / 2.2);
+  p.variant = Bm25Variant::bm25plus;
+  p.delta = 1.0;
+  EXPECT_DOUBLE_EQ(bm25_idf(p, n, df), std::log(2.0));
+  EXPECT_DOUBLE_EQ(bm25_tf_weight(p, 1, norm0), 2.0);
+  p.variant = Bm25Variant::bm25l;
+  p.delta = 0.5;
+  EXPECT_DOUBLE_EQ(bm25_idf(p, n, df), std::log(4 / 2.5));
+  EXPECT_DOUBLE_EQ(bm25_tf_weight(p, 1, norm0), 2.2 * 1.5 / 2.7);
+}
+
+TEST(Bm25Retriever, RanksWithTheLuceneFormula) {
+  const auto r = make("{variant: lucene}");
+  const auto hits = r->search("apple", 10);
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].chunk, 1u);
+  EXPECT_DOUBLE_EQ(hits[0].score, std::log(1.6) * 2 / 3.65);
+  EXPECT_EQ(hits[1].chunk, 0u);
+  EXPECT_DOUBLE_EQ(hits[1].score, std::log(1.6) / 2.2);
+  // Two terms add up; k limits the list.
+  const auto both = r->search("apple banana", 1);
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(both[0].chunk, 0u);
+  EXPECT_TRUE(r->search("durian", 10).empty());
+}
+
+TEST(Bm25Retriever, SavesAndLoads) {
+  const auto r = make("{variant: bm25plus, k1: 0.9, b: 0.4}");
+  testing::TempDir dir;
+  r->save(dir.path());
+  auto loaded = make("{variant: bm25plus, k1: 0.9, b: 0.4}");
+  loaded->load(dir.path(), kChunks);
+  const auto a = r->search("apple cherry", 10);
+  const auto b = loaded->search("apple cherry", 10);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].chunk, b[i].chunk);
+    EXPECT_DOUBLE_EQ(a[i].score, b[i].score);
+  }
+  // An index saved for other chunks is refused.
+  auto other = make("{}");
+  EXPECT_THROW(other->load(dir.path(), std::vector<Chunk>(5, chunk("x"))), Error);
+}
+
+TEST(Bm25Retriever, RejectsBadOptions) {
+  for (const char* yaml : {"{variant: bm26}", "{k1: -1}", "{b: 2}", "{k3: 1}"}) {
+    YAML::Node node = YAML::Load(yaml);
+    Options options(node, "test");
+    EXPECT_THROW(Bm25Retriever{options}, Error) << yaml;
+  }
+}
+
+}  // namespace
+}  // namespace rag
