@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Speed of the main jobs on this machine, median of N runs (default 5):
+#   - `rag index` of the whole corpus with the pipeline,
+#   - `rag search_dataset` on each public dataset, process start and index load included,
+#   - per-query search latency (p50, p95) read from the results files.
+# Usage: bench/speed.sh [--pipeline configs/default.yaml] [--runs 5]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pipeline=configs/default.yaml
+runs=5
+while (($#)); do
+  case "$1" in
+    --pipeline) pipeline=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    *) echo "usage: bench/speed.sh [--pipeline FILE] [--runs N]" >&2; exit 2 ;;
+  esac
+done
+rag=build/release/rag
+datasets=../shared/data/datasets/UnansweredQuestions
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+seconds() {
+  local start=$(date +%s%N)
+  "$@" >/dev/null 2>&1
+  awk -v ns=$(($(date +%s%N) - start)) 'BEGIN {print ns / 1e9}'
+}
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+echo "pipeline: $pipeline, $runs runs each, medians"
+for _ in $(seq "$runs"); do seconds "$rag" index --pipeline "$pipeline"; done | median | xargs printf 'index                 %.3f s\n'
+for name in dataset_docs_public.json dataset_code_public.json; do
+  for _ in $(seq "$runs"); do
+    seconds "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/$name" --save_directory "$out" --k 10
+  done | median | xargs printf "search_dataset %-28s %.3f s\n" "$name"
+  grep -o '"search_time_ms": [0-9.e+-]*' "$out/$name" | awk '{print $2}' | sort -g |
+    awk '{a[NR]=$1} END {printf "  per query: p50 %.3f ms, p95 %.3f ms\n", a[int(NR*0.5)+1], a[int(NR*0.95)+1]}'
+done
