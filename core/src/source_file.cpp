@@ -30,6 +30,7 @@ std::size_t SourceFile::char_offset(std::size_t byte) const {
 
 std::size_t SourceFile::byte_offset(std::size_t char_index) const {
   if (char_at_byte_.empty()) return std::min(char_index, text_.size());
+  if (char_index >= char_at_byte_.back()) return text_.size();
   // The first byte whose code-point index reaches char_index starts that code point.
   const auto it = std::lower_bound(char_at_byte_.begin(), char_at_byte_.end(),
                                    static_cast<std::uint32_t>(char_index));

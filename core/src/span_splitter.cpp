@@ -39,7 +39,7 @@ class Splitter {
         continue;
       }
       if (piece_end > piece_begin) {
-        out.push_back(trim(file_.text(), {piece_begin, piece_end}));
+        emit({piece_begin, piece_end}, out);
         piece_begin = piece_end;
       }
       // The segment [piece_begin, cut) alone is too long for this level.
@@ -49,13 +49,15 @@ class Splitter {
       }
       piece_end = cut;
     }
-    if (piece_end > piece_begin) {
-      const ByteRange last = trim(file_.text(), {piece_begin, piece_end});
-      if (!last.empty()) out.push_back(last);
-    }
+    if (piece_end > piece_begin) emit({piece_begin, piece_end}, out);
   }
 
  private:
+  void emit(ByteRange piece, std::vector<ByteRange>& out) const {
+    piece = trim(file_.text(), piece);
+    if (!piece.empty()) out.push_back(piece);
+  }
+
   // No boundary left: cut after the last whitespace that keeps the piece under the limit, or
   // at the limit itself when the text has no whitespace there.
   void hard_split(ByteRange range, std::vector<ByteRange>& out) const {
@@ -140,7 +142,7 @@ std::vector<std::size_t> paragraph_starts(std::string_view text, ByteRange range
     const bool blank = trim(text, {line_begin, start}).empty();
     if (blank) blank_seen = true;
     line_begin = start;
-    const bool next_blank = trim(text, {start, std::min(range.end, text.find('\n', start))}).empty();
+    const bool next_blank = trim(text, {start, std::min(range.end, text.find_first_of("\r\n", start))}).empty();
     if (blank_seen && !next_blank) {
       out.push_back(start);
       blank_seen = false;

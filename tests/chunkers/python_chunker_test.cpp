@@ -33,7 +33,8 @@ void expect_no_text_lost(const SourceFile& file, const std::vector<ChunkSpan>& s
   std::size_t covered_to = 0;
   std::size_t next = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    while (next < spans.size() && spans[next].bytes.begin <= i) covered_to = std::max(covered_to, spans[next++].bytes.end);
+    while (next < spans.size() && spans[next].bytes.begin <= i)
+      covered_to = std::max(covered_to, spans[next++].bytes.end);
     if (i < covered_to || std::string_view(" \t\n\r\f\v").find(text[i]) != std::string_view::npos) continue;
     ADD_FAILURE() << file.name() << ": byte " << i << " ('" << text[i] << "') is in no chunk";
     return;
@@ -61,6 +62,10 @@ std::vector<Piece> pieces(const std::string& relative, int max_chars, int min_ch
   for (const auto& span : chunk_checked(file, max_chars, min_chars))
     out.emplace_back(span.section, std::string(file.slice(span.bytes)));
   return out;
+}
+
+bool contains(const std::vector<Piece>& pieces, const Piece& piece) {
+  return std::find(pieces.begin(), pieces.end(), piece) != pieces.end();
 }
 
 std::vector<std::string> sections(const std::vector<Piece>& pieces) {
@@ -96,11 +101,9 @@ TEST(PythonChunker, DecoratorsDocstringAndCommentAboveStayWithTheirDefinition) {
             "# Squares a number.\n# Kept with its definition.\n@functools.cache\n@trace(level=2)\n"
             "def square(x):\n    \"\"\"Return x squared.\"\"\"\n    return x * x");
   // The same for a method, once its class is split.
-  const auto got = pieces("pkg/shapes.py", 100);
-  EXPECT_NE(std::find(got.begin(), got.end(),
-                      Piece{"pkg.shapes.Circle.area",
-                            "# Area of the circle.\n    @property\n    def area(self):\n        return PI * self.r ** 2"}),
-            got.end());
+  EXPECT_TRUE(contains(pieces("pkg/shapes.py", 100),
+                       {"pkg.shapes.Circle.area",
+                        "# Area of the circle.\n    @property\n    def area(self):\n        return PI * self.r ** 2"}));
 }
 
 TEST(PythonChunker, ClassOverTheLimitIsSplitAtMethodsRecursively) {
@@ -115,11 +118,9 @@ TEST(PythonChunker, ClassOverTheLimitIsSplitAtMethodsRecursively) {
 
   // Tighter still, the nested class is split at its method too.
   const auto tight = pieces("pkg/shapes.py", 60);
-  EXPECT_NE(std::find(tight.begin(), tight.end(), Piece{"pkg.shapes.Circle.Style", "class Style:\n        color = \"red\""}),
-            tight.end());
-  EXPECT_NE(std::find(tight.begin(), tight.end(),
-                      Piece{"pkg.shapes.Circle.Style.css", "def css(self):\n            return \"color: \" + self.color"}),
-            tight.end());
+  EXPECT_TRUE(contains(tight, {"pkg.shapes.Circle.Style", "class Style:\n        color = \"red\""}));
+  EXPECT_TRUE(
+      contains(tight, {"pkg.shapes.Circle.Style.css", "def css(self):\n            return \"color: \" + self.color"}));
 }
 
 TEST(PythonChunker, LargeClassHeaderAndClassStatementsAreChunksOfTheClass) {
@@ -156,7 +157,8 @@ TEST(PythonChunker, NoPieceExceedsTinyLimits) {
 TEST(PythonChunker, NonAsciiTextIsMeasuredInCodePoints) {
   const auto got = pieces("unicode.py", 2000);
   ASSERT_EQ(sections(got), (std::vector<std::string>{"unicode", "unicode.greet", "unicode.Café"}));
-  EXPECT_EQ(got[0].second, "# 模块说明：这里的注释是中文 🐍🚀\nGREETING = \"你好，世界 🌍\"\nFAREWELL = \"再见 👋 — à bientôt\"");
+  EXPECT_EQ(got[0].second,
+            "# 模块说明：这里的注释是中文 🐍🚀\nGREETING = \"你好，世界 🌍\"\nFAREWELL = \"再见 👋 — à bientôt\"");
   EXPECT_TRUE(got[1].second.starts_with("# 计算问候语 ✨\ndef greet(name):"));
   // The module-level code is 69 code points (125 bytes): a limit of 69 keeps it whole.
   const SourceFile file = fixture("unicode.py");
@@ -187,8 +189,8 @@ TEST(PythonChunker, SyntaxErrorsAreChunkedAlongTheRecoveredTree) {
                 {"syntax_error", "value = [1, 2,"},
             }));
   EXPECT_EQ(sections(pieces("syntax_error.py", 30)),
-            (std::vector<std::string>{"syntax_error", "syntax_error.broken", "syntax_error.broken", "syntax_error.Fine",
-                                      "syntax_error.Fine.ok", "syntax_error"}));
+            (std::vector<std::string>{"syntax_error", "syntax_error.broken", "syntax_error.broken",
+                                      "syntax_error.Fine", "syntax_error.Fine.ok", "syntax_error"}));
   // Unbalanced brackets throw nothing and lose nothing either.
   const SourceFile garbage("g.py", "g.py", "def f(:\n  )]} class\n\tx = '''\n@@@ def\n");
   EXPECT_FALSE(chunk_checked(garbage, 10).empty());
@@ -216,8 +218,14 @@ TEST(PythonChunker, MinChunkSizeMergesSmallSiblings) {
   // The class header with the two small methods, named after the class.
   EXPECT_EQ(merged[1].second,
             "class Box:\n    def get(self):\n        return self.v\n\n    def set(self, v):\n        self.v = v");
-  // A lone small piece keeps its own name; merging never crosses the limit.
-  EXPECT_EQ(sections(pieces("small_functions.py", 60, 60)).front(), "small_functions");
+  // Merging stops at max_chunk_size (the module's pieces pair up), and a small piece left alone
+  // keeps its own name (Box.set, Box.clear).
+  EXPECT_EQ(sections(pieces("small_functions.py", 60, 60)),
+            (std::vector<std::string>{"small_functions", "small_functions", "small_functions.Box",
+                                      "small_functions.Box.set", "small_functions.Box.describe",
+                                      "small_functions.Box.describe", "small_functions.Box.describe",
+                                      "small_functions.Box.describe", "small_functions.Box.describe",
+                                      "small_functions.Box.clear"}));
 }
 
 TEST(PythonChunker, ConcurrentCallsAgree) {

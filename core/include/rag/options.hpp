@@ -44,7 +44,7 @@ class Options {
   /// Throws rag::Error naming the first key that was never read and the keys that were.
   void finish() const;
 
-  /// Throws rag::Error "<where>: <key>: <message>".
+  /// Throws rag::Error "<where>.<key>: <message>".
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
 
  private:

@@ -33,7 +33,7 @@ class SourceFile {
   std::size_t char_offset(std::size_t byte) const;
   /// Length of a byte range in code points.
   std::size_t char_count(ByteRange r) const { return char_offset(r.end) - char_offset(r.begin); }
-  /// The byte offset of code point `index` (the inverse of char_offset).
+  /// The byte offset of code point `char_index` (the inverse of char_offset); size() past the end.
   std::size_t byte_offset(std::size_t char_index) const;
 
  private:

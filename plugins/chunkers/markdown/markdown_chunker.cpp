@@ -125,9 +125,9 @@ std::string setext_heading_text(std::string_view text, std::size_t begin, std::s
   return out;
 }
 
-/// The first line from `begin` on that opens an ATX heading.
-std::size_t find_atx_line(std::string_view text, std::size_t begin) {
-  for (std::size_t line = begin; line < text.size(); line = next_line(text, line))
+/// The first line in [begin, end) that opens an ATX heading.
+std::size_t find_atx_line(std::string_view text, std::size_t begin, std::size_t end) {
+  for (std::size_t line = begin; line < end; line = next_line(text, line))
     if (is_atx_heading(line_at(text, line))) return line;
   return kNone;
 }
@@ -372,12 +372,19 @@ Outline outline(const SourceFile& file) {
 
   const std::vector<Block> blocks = parse_blocks(text, body_begin, file.name());
 
+  // next_start[i]: where the first top-level block after block i with a known start starts.
+  std::vector<std::size_t> next_start(blocks.size(), text.size());
+  for (std::size_t i = blocks.size(); i-- > 1;)
+    next_start[i - 1] = blocks[i].depth == 1 && blocks[i].start != kNone ? blocks[i].start : next_start[i];
+
   std::size_t cursor = body_begin;  // the first line after all text reported so far
-  for (const Block& block : blocks) {
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const Block& block = blocks[i];
     std::size_t start = block.start;
     if (block.type == MD_BLOCK_H && block.depth == 1) {
-      // A heading without text ("#", "## ##") is the next ATX heading line.
-      if (start == kNone) start = find_atx_line(text, cursor);
+      // A heading without text ("#", "## ##") is the next ATX heading line before the next
+      // block. Its line is not found when it has no text for other reasons ("![](a.png)\n---").
+      if (start == kNone) start = find_atx_line(text, cursor, next_start[i]);
       if (start == kNone) continue;
       const std::string_view line = line_at(text, start);
       out.headings.push_back({start, block.level,

@@ -143,7 +143,7 @@ class FileChunker {
     const std::vector<std::vector<std::size_t>> levels = {statement_cuts, inside(nested_starts_, range),
                                                           inside(lines_, range)};
     for (const ByteRange piece : split_range(file_, range, levels, limits_))
-      if (!piece.empty()) add_piece(group, scope, piece, scope);  // split_range may yield a blank piece
+      add_piece(group, scope, piece, scope);
   }
 
   void add_piece(Group& group, const std::string& scope, ByteRange piece, const std::string& section) {
@@ -172,9 +172,10 @@ class FileChunker {
   std::vector<Item> body_items(TSNode body, std::size_t lower) const {
     std::vector<Item> items;
     for_each_named_child(body, [&](TSNode child) {
-      // A stray trailing backslash is left to the segment of the statement before it.
-      if (type_of(child) == "line_continuation") return;
-      if (type_of(child) == "comment") {
+      // Trailing comments and stray backslashes are left to the segment of what precedes them.
+      const std::string_view type = type_of(child);
+      if (type == "line_continuation" || (type == "comment" && !starts_line(begin_of(child)))) return;
+      if (type == "comment") {
         items.push_back({child, begin_of(child)});
         return;
       }
