@@ -3,14 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include "chunk_invariants.hpp"
+#include "rag/file_io.hpp"
 
 namespace rag {
 namespace {
@@ -30,34 +27,8 @@ MarkdownChunker make_chunker(Settings settings) {
   return MarkdownChunker(options);
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::string fixture(const std::string& name) {
   return read_file(std::filesystem::path(RAG_TEST_FIXTURES) / "markdown" / name);
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-// Chunks may drop whitespace between them, nothing else.
-void expect_no_text_lost(const SourceFile& file, const std::vector<ChunkSpan>& spans) {
-  const std::string_view text = file.text();
-  std::size_t next = 0;  // the first byte not known to be covered
-  const auto check_up_to = [&](std::size_t end) {
-    for (; next < end; ++next)
-      if (!is_space(text[next])) {
-        ADD_FAILURE() << file.name() << ": byte " << next << " is in no chunk";
-        next = end;
-      }
-  };
-  for (const auto& span : spans) {
-    check_up_to(span.bytes.begin);
-    next = std::max(next, span.bytes.end);
-  }
-  check_up_to(text.size());
 }
 
 struct Chunked {
@@ -80,7 +51,7 @@ Chunked chunk(std::string text, Settings settings = {}) {
   Chunked out{SourceFile("f.md", "f.md", std::move(text)), {}};
   out.spans = make_chunker(settings).chunk(out.file);
   testing::expect_valid_spans(out.file, out.spans, static_cast<std::size_t>(settings.max), settings.overlap > 0);
-  expect_no_text_lost(out.file, out.spans);
+  testing::expect_no_text_lost(out.file, out.spans);
   return out;
 }
 
@@ -310,33 +281,12 @@ TEST(MarkdownChunker, RejectsUnknownOptionAndBadValues) {
   EXPECT_THROW(MarkdownChunker{min_over_max}, Error);
 }
 
-// Every markdown file of the vLLM corpus, when it is unpacked: invariants hold and no text is
-// lost. Prints the time spent chunking and the chunk sizes.
+// Every markdown file of the vLLM corpus: invariants hold and no text is lost. Prints the time
+// spent chunking and the chunk sizes.
 TEST(MarkdownChunker, VllmCorpus) {
-  const std::filesystem::path root = "/tmp/corpus/vllm-0.10.1";
-  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << root << " is not there";
-  const MarkdownChunker chunker = make_chunker({});
-  std::size_t files = 0;
-  std::vector<std::size_t> sizes;
-  std::chrono::steady_clock::duration spent{};
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".md") continue;
-    const std::string relative = entry.path().lexically_relative(root).string();
-    const SourceFile file(relative, relative, read_file(entry.path()));
-    const auto begin = std::chrono::steady_clock::now();
-    const auto spans = chunker.chunk(file);
-    spent += std::chrono::steady_clock::now() - begin;
-    testing::expect_valid_spans(file, spans, 2000);
-    expect_no_text_lost(file, spans);
-    ++files;
-    for (const auto& s : spans) sizes.push_back(file.char_count(s.bytes));
-  }
-  ASSERT_GT(files, 0u);
-  ASSERT_FALSE(sizes.empty());
-  std::sort(sizes.begin(), sizes.end());
-  std::printf("[ corpus   ] %zu files, %zu chunks in %.1f ms; code points: median %zu, p90 %zu, max %zu\n", files,
-              sizes.size(), std::chrono::duration<double, std::milli>(spent).count(), sizes[sizes.size() / 2],
-              sizes[sizes.size() * 9 / 10], sizes.back());
+  const auto run = testing::chunk_corpus(make_chunker({}), ".md", 2000);
+  if (!run) GTEST_SKIP() << testing::kVllmCorpus << " not found: scripts/setup.sh unpacks it";
+  testing::print_summary(*run);
 }
 
 }  // namespace

@@ -3,42 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <thread>
 #include <utility>
 
 #include "chunk_invariants.hpp"
+#include "rag/file_io.hpp"
 
 namespace rag {
 namespace {
 
 using Piece = std::pair<std::string, std::string>;  // section, text
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 SourceFile fixture(const std::string& relative) {
   return SourceFile(relative, relative, read_file(std::string(RAG_TEST_FIXTURES) + "/python/" + relative));
-}
-
-// Every byte that is not whitespace lies in some span: the chunker lost no text.
-void expect_no_text_lost(const SourceFile& file, const std::vector<ChunkSpan>& spans) {
-  const std::string_view text = file.text();
-  std::size_t covered_to = 0;
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    while (next < spans.size() && spans[next].bytes.begin <= i)
-      covered_to = std::max(covered_to, spans[next++].bytes.end);
-    if (i < covered_to || std::string_view(" \t\n\r\f\v").find(text[i]) != std::string_view::npos) continue;
-    ADD_FAILURE() << file.name() << ": byte " << i << " ('" << text[i] << "') is in no chunk";
-    return;
-  }
 }
 
 PythonChunker make_chunker(int max_chars, int min_chars = 0) {
@@ -52,7 +29,7 @@ PythonChunker make_chunker(int max_chars, int min_chars = 0) {
 std::vector<ChunkSpan> chunk_checked(const SourceFile& file, int max_chars, int min_chars = 0) {
   auto spans = make_chunker(max_chars, min_chars).chunk(file);
   testing::expect_valid_spans(file, spans, static_cast<std::size_t>(max_chars));
-  expect_no_text_lost(file, spans);
+  testing::expect_no_text_lost(file, spans);
   return spans;
 }
 
@@ -261,40 +238,15 @@ TEST(PythonChunker, RejectsUnknownOptionAndBadSizes) {
   EXPECT_THROW(PythonChunker{bad_min}, Error);
 }
 
-// Every .py file of the vLLM corpus, when it is unpacked: valid spans, no text lost. Prints the
+// Every .py file of the vLLM corpus: valid spans, no text lost, every chunk named. Prints the
 // time spent in chunk() and the distribution of chunk sizes.
 TEST(PythonChunker, WholeVllmCorpus) {
-  const std::filesystem::path root = "/tmp/corpus/vllm-0.10.1";
-  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << root << " not found";
-  std::vector<std::filesystem::path> paths;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root))
-    if (entry.is_regular_file() && entry.path().extension() == ".py") paths.push_back(entry.path());
-  std::sort(paths.begin(), paths.end());
-  ASSERT_FALSE(paths.empty());
-
-  const PythonChunker chunker = make_chunker(2000);
-  std::chrono::steady_clock::duration elapsed{};
-  std::size_t bytes = 0;
-  std::vector<std::size_t> sizes;
-  for (const auto& path : paths) {
-    const SourceFile file(path.string(), std::filesystem::relative(path, root).generic_string(), read_file(path));
-    const auto start = std::chrono::steady_clock::now();
-    const auto spans = chunker.chunk(file);
-    elapsed += std::chrono::steady_clock::now() - start;
-    bytes += file.text().size();
-    testing::expect_valid_spans(file, spans, 2000);
-    expect_no_text_lost(file, spans);
-    for (const auto& span : spans) {
-      sizes.push_back(file.char_count(span.bytes));
-      EXPECT_FALSE(span.section.empty()) << file.name();
-    }
-    if (HasFailure()) return;
-  }
-  std::sort(sizes.begin(), sizes.end());
-  std::cout << paths.size() << " files, " << bytes / 1024 << " KiB, " << sizes.size() << " chunks in "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()
-            << " ms; chunk size in code points: median " << sizes[sizes.size() / 2] << ", p90 "
-            << sizes[sizes.size() * 9 / 10] << ", max " << sizes.back() << "\n";
+  const auto every_span_named = [](const SourceFile& file, const std::vector<ChunkSpan>& spans) {
+    for (const auto& span : spans) EXPECT_FALSE(span.section.empty()) << file.name();
+  };
+  const auto run = testing::chunk_corpus(make_chunker(2000), ".py", 2000, every_span_named);
+  if (!run) GTEST_SKIP() << testing::kVllmCorpus << " not found: scripts/setup.sh unpacks it";
+  testing::print_summary(*run);
 }
 
 }  // namespace

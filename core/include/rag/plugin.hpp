@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 
 #include "rag/chunker.hpp"
 #include "rag/generator.hpp"
@@ -42,11 +43,48 @@ struct PluginDescriptor {
   std::unique_ptr<Generator> (*make_generator)(Options& options) = nullptr;
 };
 
+/// A descriptor for a plugin whose one class `T` is built from its options (and, for
+/// retrievers, may take the host as a second argument). For a plugin's describe function:
+///   static const auto d = rag::describe_plugin<rag::TextChunker>("text", "1.0.0", "...");
+template <class T>
+PluginDescriptor describe_plugin(const char* name, const char* version, const char* summary) {
+  PluginDescriptor d;
+  d.name = name;
+  d.version = version;
+  d.summary = summary;
+  if constexpr (std::is_base_of_v<Chunker, T>) {
+    d.kind = PluginKind::chunker;
+    d.make_chunker = [](Options& options) -> std::unique_ptr<Chunker> { return std::make_unique<T>(options); };
+  } else if constexpr (std::is_base_of_v<Retriever, T>) {
+    d.kind = PluginKind::retriever;
+    d.make_retriever = [](Options& options, const PluginHost& host) -> std::unique_ptr<Retriever> {
+      if constexpr (std::is_constructible_v<T, Options&, const PluginHost&>) return std::make_unique<T>(options, host);
+      else return std::make_unique<T>(options);
+    };
+  } else {
+    static_assert(std::is_base_of_v<Generator, T>, "a plugin class is a Chunker, a Retriever or a Generator");
+    d.kind = PluginKind::generator;
+    d.make_generator = [](Options& options) -> std::unique_ptr<Generator> { return std::make_unique<T>(options); };
+  }
+  return d;
+}
+
 /// The name of the exported entry point.
 inline constexpr const char* kPluginEntryPoint = "rag_plugin";
 using PluginEntryPoint = const PluginDescriptor*();
 
 }  // namespace rag
 
-/// Exports `function` (a `const rag::PluginDescriptor*()` ) as the plugin's entry point.
+/// Exports `function` (a `const rag::PluginDescriptor*()`) as the plugin's entry point.
 #define RAG_PLUGIN(function) BOOST_DLL_ALIAS(function, rag_plugin)
+
+/// The whole plugin.cpp of a plugin made of one class: RAG_PLUGIN_CLASS(rag::TextChunker,
+/// "text", "1.0.0", "Plain text cut at paragraphs"). Use it at global scope.
+#define RAG_PLUGIN_CLASS(Class, name, version, summary)                                           \
+  namespace {                                                                                     \
+  const ::rag::PluginDescriptor* rag_describe_plugin() {                                          \
+    static const ::rag::PluginDescriptor descriptor = ::rag::describe_plugin<Class>(name, version, summary); \
+    return &descriptor;                                                                           \
+  }                                                                                               \
+  }                                                                                               \
+  RAG_PLUGIN(rag_describe_plugin)
