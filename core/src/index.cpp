@@ -225,6 +225,11 @@ Index::Index(const Pipeline& pipeline, const PluginRegistry& registry) : manifes
   if (manifest_.value(json::json_pointer("/corpus/fingerprint"), std::string()) != list_corpus(pipeline).fingerprint)
     warnings_.push_back("the corpus at " + pipeline.corpus_root +
                         " changed since the index was built; results may point at old text (run `rag index`)");
+  std::set<std::string> kinds;
+  for (const auto& c : chunks_) kinds.insert(c.kind);
+  std::string list;
+  for (const auto& k : kinds) list += (list.empty() ? "" : ", ") + k;
+  strategy_ = pipeline.retriever.plugin + " over " + list + " chunks (pipeline " + pipeline.name + ")";
 }
 
 Index::~Index() = default;
@@ -236,15 +241,6 @@ std::vector<Hit> Index::search(std::string_view query, std::size_t k) const {
   for (const Hit& h : hits)
     if (h.chunk >= chunks_.size()) throw Error("the retriever returned a chunk id out of range");
   return hits;
-}
-
-std::string Index::strategy() const {
-  std::set<std::string> kinds;
-  for (const auto& c : chunks_) kinds.insert(c.kind);
-  std::string list;
-  for (const auto& k : kinds) list += (list.empty() ? "" : ", ") + k;
-  return manifest_.value("retriever", std::string()) + " over " + list + " chunks (pipeline " +
-         manifest_.value(json::json_pointer("/pipeline/name"), std::string()) + ")";
 }
 
 }  // namespace rag

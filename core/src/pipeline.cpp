@@ -131,6 +131,13 @@ Pipeline Pipeline::load(const std::filesystem::path& path) {
   }
 
   p.retriever = read_plugin_choice(top, "retriever", file);
+  if (const YAML::Node g = top.optional("generator"); g.IsDefined()) {
+    p.generator = read_plugin_choice(top, "generator", file);
+  } else {
+    p.generator = {"extractive", YAML::Node(YAML::NodeType::Undefined), file + ": generator"};
+  }
+  p.context = top.optional("context");
+  p.context_where = file + ": context";
   p.index_dir = top.string("index", top.required("index"));
   if (const YAML::Node n = top.optional("plugin_paths"); n.IsDefined())
     for (const auto& s : top.strings("plugin_paths", n)) p.plugin_paths.emplace_back(s);

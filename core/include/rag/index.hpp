@@ -53,7 +53,7 @@ class Index {
   /// The retriever's best `k` chunks for `query`. Throws rag::Error for an empty query.
   std::vector<Hit> search(std::string_view query, std::size_t k) const;
   /// Short description of the search strategy, e.g. "bm25 over python, markdown, text chunks".
-  std::string strategy() const;
+  const std::string& strategy() const { return strategy_; }
   /// Notes about the index that do not stop a search (e.g. the corpus changed since).
   const std::vector<std::string>& warnings() const { return warnings_; }
 
@@ -62,6 +62,7 @@ class Index {
   std::unique_ptr<Retriever> retriever_;
   nlohmann::json manifest_;
   std::vector<std::string> warnings_;
+  std::string strategy_;
 };
 
 }  // namespace rag

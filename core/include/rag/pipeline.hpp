@@ -36,6 +36,11 @@ struct Pipeline {
 
   std::vector<ChunkerRule> chunkers;
   PluginChoice retriever;
+  /// How answers are written (`generator:`); the `extractive` plugin when the file names none.
+  PluginChoice generator;
+  /// How retrieved chunks become a generator's context (`context:`), validated where it is used.
+  YAML::Node context;
+  std::string context_where;
   std::filesystem::path index_dir;
   std::vector<std::filesystem::path> plugin_paths;
 
