@@ -146,6 +146,18 @@ void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) 
   if (config_.keep_compound && parts > 1) terms.push_back(normalise(word));
 }
 
+std::vector<std::pair<std::string, std::uint32_t>> count_terms(std::vector<std::string> terms) {
+  std::sort(terms.begin(), terms.end());
+  std::vector<std::pair<std::string, std::uint32_t>> counted;
+  for (std::size_t t = 0; t < terms.size();) {
+    std::size_t u = t;
+    while (u < terms.size() && terms[u] == terms[t]) ++u;
+    counted.emplace_back(std::move(terms[t]), static_cast<std::uint32_t>(u - t));
+    t = u;
+  }
+  return counted;
+}
+
 AnalyzerSet::AnalyzerSet(Options& analysis, const AnalyzerConfig& defaults) {
   AnalyzerConfig base = defaults;
   if (analysis.has("default")) {

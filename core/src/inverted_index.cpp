@@ -31,14 +31,7 @@ void InvertedIndex::build(ChunkList chunks, const AnalyzerSet& analyzers, Indexe
     if (fields.path) analyzer.analyze(c.file_path, terms);
     if (fields.section) analyzer.analyze(c.section, terms);
     lengths_[i] = static_cast<std::uint32_t>(terms.size());
-    std::sort(terms.begin(), terms.end());
-    auto& out = counted[i];
-    for (std::size_t t = 0; t < terms.size();) {
-      std::size_t u = t;
-      while (u < terms.size() && terms[u] == terms[t]) ++u;
-      out.emplace_back(std::move(terms[t]), static_cast<std::uint32_t>(u - t));
-      t = u;
-    }
+    counted[i] = count_terms(std::move(terms));
   });
 
   // The vocabulary, sorted so that a lookup is a binary search and loading needs no hashing.
@@ -117,8 +110,12 @@ InvertedIndex::Postings InvertedIndex::postings(std::string_view wanted) const {
     else high = mid;
   }
   if (low == term_count() || term(low) != wanted) return {};
-  const auto begin = posting_offsets_[low];
-  const auto size = posting_offsets_[low + 1] - begin;
+  return postings_of(low);
+}
+
+InvertedIndex::Postings InvertedIndex::postings_of(std::size_t id) const {
+  const auto begin = posting_offsets_[id];
+  const auto size = posting_offsets_[id + 1] - begin;
   return {std::span(posting_chunks_).subspan(begin, size), std::span(posting_frequencies_).subspan(begin, size)};
 }
 

@@ -56,6 +56,9 @@ class Analyzer {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Distinct terms with how often each occurs, sorted by term.
+std::vector<std::pair<std::string, std::uint32_t>> count_terms(std::vector<std::string> terms);
+
 /// The analyzers of a retriever, one per file kind: the `analysis:` option maps a chunk kind
 /// ("python", "markdown", ...) or "default" to analyzer options; kinds not named use "default".
 /// Kinds with equal configurations share one analyzer.

@@ -46,9 +46,15 @@ class InvertedIndex {
   std::uint32_t analyzer_of(std::uint32_t chunk) const { return analyzer_of_[chunk]; }
   /// Empty postings for a term no chunk contains.
   Postings postings(std::string_view term) const;
+  /// Calls `visit(postings)` for every term of the vocabulary.
+  template <class Visit>
+  void for_each_term(Visit visit) const {
+    for (std::size_t t = 0; t < term_count(); ++t) visit(postings_of(t));
+  }
 
  private:
   std::string_view term(std::size_t id) const;
+  Postings postings_of(std::size_t id) const;
 
   // Terms sorted, concatenated; term i is terms_[term_offsets_[i], term_offsets_[i + 1]).
   std::string terms_;

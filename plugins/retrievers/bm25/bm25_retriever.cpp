@@ -1,7 +1,6 @@
 #include "bm25_retriever.hpp"
 
-#include <algorithm>
-#include <map>
+#include "rag/score_accumulator.hpp"
 
 namespace rag {
 namespace {
@@ -44,35 +43,22 @@ void Bm25Retriever::prepare() {
 }
 
 std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {
-  const std::size_t n = index_.chunk_count();
-  std::vector<double> scores(n, 0.0);
-  std::vector<std::uint32_t> touched;
+  const auto n = static_cast<double>(index_.chunk_count());
+  ScoreAccumulator scores(index_.chunk_count());
   const auto& analyzers = analyzers_->analyzers();
   for (std::uint32_t a = 0; a < analyzers.size(); ++a) {
-    // A repeated query term counts as many times as it appears.
-    std::map<std::string, int> query_terms;
-    for (auto& term : analyzers[a]->analyze(query)) ++query_terms[term];
-    for (const auto& [term, count] : query_terms) {
+    for (const auto& [term, count] : count_terms(analyzers[a]->analyze(query))) {
       const auto postings = index_.postings(term);
       if (postings.chunks.empty()) continue;
-      const double idf = bm25_idf(parameters_, static_cast<double>(n), static_cast<double>(postings.chunks.size()));
+      const double idf = bm25_idf(parameters_, n, static_cast<double>(postings.chunks.size()));
       for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
         const std::uint32_t d = postings.chunks[i];
         if (index_.analyzer_of(d) != a) continue;
-        if (scores[d] == 0.0) touched.push_back(d);
-        scores[d] += count * idf * bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[d]);
-        if (scores[d] == 0.0) scores[d] = 1e-300;  // keep "touched" exact when terms cancel out
+        scores.add(d, count * idf * bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[d]));
       }
     }
   }
-  std::vector<Hit> hits;
-  hits.reserve(touched.size());
-  for (const std::uint32_t d : touched) hits.push_back({d, scores[d]});
-  const auto better = [](const Hit& x, const Hit& y) { return x.score != y.score ? x.score > y.score : x.chunk < y.chunk; };
-  const std::size_t top = std::min(k, hits.size());
-  std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(top), hits.end(), better);
-  hits.resize(top);
-  return hits;
+  return scores.top(k);
 }
 
 }  // namespace rag
