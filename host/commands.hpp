@@ -6,9 +6,14 @@
 namespace rag::commands {
 
 int index(const cli::Invocation& inv);
+int chunks(const cli::Invocation& inv);
 int plugins(const cli::Invocation& inv);
 int search(const cli::Invocation& inv);
 int search_dataset(const cli::Invocation& inv);
 int evaluate(const cli::Invocation& inv);
+int answer(const cli::Invocation& inv);
+int answer_dataset(const cli::Invocation& inv);
+int evaluate_answers(const cli::Invocation& inv);
+int compare(const cli::Invocation& inv);
 
 }  // namespace rag::commands

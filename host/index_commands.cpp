@@ -1,7 +1,10 @@
-// `rag index` and `rag plugins`.
+// `rag index`, `rag chunks` and `rag plugins`.
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 
 #include "commands.hpp"
+#include "rag/file_io.hpp"
 #include "rag/index.hpp"
 
 namespace rag::commands {
@@ -21,6 +24,34 @@ int index(const cli::Invocation& inv) {
             << " s -> " << pipeline.index_dir.string();
   if (report.skipped) std::cerr << " (" << report.skipped << " files passed over" << (vm->count("verbose") ? "" : "; -v lists them") << ")";
   std::cerr << "\n";
+  return 0;
+}
+
+int chunks(const cli::Invocation& inv) {
+  cli::po::options_description options("chunks options");
+  cli::add_pipeline_options(options);
+  options.add_options()("export", cli::po::value<std::string>()->required(), "write every chunk to this JSON Lines file");
+  const auto vm = cli::parse(inv, "--export FILE.jsonl [--pipeline FILE]", options);
+  if (!vm) return 0;
+  const Pipeline pipeline = cli::load_pipeline(*vm);
+  const auto registry = cli::load_plugins(pipeline);
+  const Index index(pipeline, *registry);
+  std::string lines;
+  for (std::size_t id = 0; id < index.chunks().size(); ++id) {
+    const Chunk& c = index.chunks()[id];
+    lines += nlohmann::ordered_json{{"id", id},
+                                    {"file_path", c.file_path},
+                                    {"kind", c.kind},
+                                    {"section", c.section},
+                                    {"first_character_index", c.first_char},
+                                    {"last_character_index", c.last_char},
+                                    {"text", c.text}}
+                 .dump() +
+             "\n";
+  }
+  const std::string file = (*vm)["export"].as<std::string>();
+  write_file_atomically(file, lines);
+  std::cerr << "wrote " << index.chunks().size() << " chunks to " << file << "\n";
   return 0;
 }
 

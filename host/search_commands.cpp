@@ -9,7 +9,6 @@
 #include "rag/error.hpp"
 #include "rag/evaluation.hpp"
 #include "rag/index.hpp"
-#include "rag/progress.hpp"
 
 namespace rag::commands {
 namespace {
@@ -19,15 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 double milliseconds_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-std::vector<RetrievedSource> to_sources(const Index& index, const std::vector<Hit>& hits) {
-  std::vector<RetrievedSource> out;
-  for (const Hit& h : hits) {
-    const Chunk& c = index.chunks()[h.chunk];
-    out.push_back({{c.file_path, c.first_char, c.last_char}, h.score, c.kind, c.section});
-  }
-  return out;
 }
 
 // "path:first:last" -> a span; the path may itself contain ':'.
@@ -113,17 +103,7 @@ int search_dataset(const cli::Invocation& inv) {
   const Index index(pipeline, *registry);
   warn(index);
 
-  ResultsFile results;
-  results.k = k;
-  {
-    Progress progress("searching", questions.size());
-    for (const auto& q : questions) {
-      const auto start = Clock::now();
-      const std::vector<Hit> hits = index.search(q.text, k);
-      results.results.push_back({q.id, q.text, to_sources(index, hits), milliseconds_since(start)});
-      progress.advance();
-    }
-  }
+  const ResultsFile results = search_questions(index, questions, k);
   save_results(output, results);
   std::cerr << "wrote " << output.string() << " (" << questions.size() << " questions, k=" << k << ")\n";
   return 0;

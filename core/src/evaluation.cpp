@@ -1,6 +1,7 @@
 #include "rag/evaluation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "rag/error.hpp"
@@ -21,6 +22,16 @@ double question_recall(const QuestionOutcome& outcome, std::size_t k) {
   const auto found = std::count_if(outcome.found_at.begin(), outcome.found_at.end(),
                                    [k](std::size_t rank) { return rank != 0 && rank <= k; });
   return static_cast<double>(found) / static_cast<double>(outcome.found_at.size());
+}
+
+double question_ndcg(const QuestionOutcome& outcome, std::size_t k) {
+  double gain = 0, ideal = 0;
+  for (std::size_t i = 0; i < outcome.found_at.size(); ++i) {
+    const std::size_t rank = outcome.found_at[i];
+    if (rank != 0 && rank <= k) gain += 1.0 / std::log2(static_cast<double>(rank) + 1.0);
+    if (i < k) ideal += 1.0 / std::log2(static_cast<double>(i) + 2.0);
+  }
+  return ideal > 0 ? gain / ideal : 0.0;
 }
 
 Evaluation evaluate(const std::vector<Question>& dataset, const ResultsFile& results, const std::vector<std::size_t>& ks) {
@@ -54,11 +65,13 @@ Evaluation evaluate(const std::vector<Question>& dataset, const ResultsFile& res
       if (first_hit) reciprocal_sum += 1.0 / static_cast<double>(first_hit);
     }
     for (const std::size_t k : ks) e.recall[k] += question_recall(outcome, k);
+    e.ndcg10 += question_ndcg(outcome, 10);
     e.outcomes.push_back(std::move(outcome));
   }
   if (e.questions) {
     for (auto& [k, sum] : e.recall) sum /= static_cast<double>(e.questions);
     e.mrr = reciprocal_sum / static_cast<double>(e.questions);
+    e.ndcg10 /= static_cast<double>(e.questions);
   }
   return e;
 }

@@ -243,4 +243,27 @@ std::vector<Hit> Index::search(std::string_view query, std::size_t k) const {
   return hits;
 }
 
+std::vector<RetrievedSource> to_sources(const Index& index, const std::vector<Hit>& hits) {
+  std::vector<RetrievedSource> out;
+  for (const Hit& h : hits) {
+    const Chunk& c = index.chunks()[h.chunk];
+    out.push_back({{c.file_path, c.first_char, c.last_char}, h.score, c.kind, c.section});
+  }
+  return out;
+}
+
+ResultsFile search_questions(const Index& index, const std::vector<Question>& questions, std::size_t k) {
+  ResultsFile results;
+  results.k = k;
+  Progress progress("searching", questions.size());
+  for (const auto& q : questions) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<Hit> hits = index.search(q.text, k);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    results.results.push_back({q.id, q.text, to_sources(index, hits), ms});
+    progress.advance();
+  }
+  return results;
+}
+
 }  // namespace rag

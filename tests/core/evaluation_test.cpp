@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace rag {
 namespace {
 
@@ -44,6 +46,10 @@ TEST(Evaluate, RecallAtKMrrAndMissingQuestions) {
   EXPECT_DOUBLE_EQ(e.recall.at(10), (1.0 + 1.0 + 0.0) / 3);
   EXPECT_DOUBLE_EQ(e.mrr, (1.0 / 3 + 1.0 + 0.0) / 3);
   EXPECT_EQ(e.answered, 2u);
+  // q1: one truth at rank 3; q2: truths at ranks 1 and 6 over an ideal of ranks 1 and 2.
+  const double q1 = 1 / std::log2(4.0);
+  const double q2 = (1 + 1 / std::log2(7.0)) / (1 + 1 / std::log2(3.0));
+  EXPECT_DOUBLE_EQ(e.ndcg10, (q1 + q2 + 0.0) / 3);
   EXPECT_EQ(e.outcomes[1].found_at, (std::vector<std::size_t>{1, 6}));
 }
 

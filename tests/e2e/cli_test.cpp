@@ -183,6 +183,41 @@ TEST_F(CliTest, ReindexReplacesTheIndexAndKeepsOneGeneration) {
   EXPECT_EQ(rag(dir_.path(), "search port --pipeline pipeline.yaml").status, 0);
 }
 
+TEST_F(CliTest, CompareTwoPipelines) {
+  std::string tfidf = testing::read_all(dir_ / "pipeline.yaml");
+  tfidf.replace(tfidf.find("plugin: bm25"), 12, "plugin: tfidf");
+  tfidf.replace(tfidf.find("index: index"), 12, "index: index-tfidf");
+  dir_.write("tfidf.yaml", tfidf);
+  dir_.write("answered.json", R"({"rag_questions": [
+    {"question_id": "q1", "question": "How is the TCP port number parsed?",
+     "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]},
+    {"question_id": "q2", "question": "Which flag loads AWQ checkpoints?",
+     "sources": [{"file_path": "repo/docs/guide.md", "first_character_index": 200, "last_character_index": 330}]}]})");
+  const Outcome r = rag(dir_.path(), "compare pipeline.yaml tfidf.yaml --dataset answered.json --json cmp.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("recall@5"));
+  EXPECT_THAT(r.out, HasSubstr("nDCG@10"));
+  EXPECT_THAT(r.out, HasSubstr("paired bootstrap"));
+  EXPECT_THAT(r.out, HasSubstr("sign test"));
+  EXPECT_THAT(r.err, HasSubstr("indexing"));  // neither index existed
+  const json report = json::parse(testing::read_all(dir_ / "cmp.json"));
+  EXPECT_EQ(report["pipelines"].size(), 2u);
+  EXPECT_EQ(report["datasets"][0]["results"][0]["recall@5"], 1.0);
+  EXPECT_TRUE(report["datasets"][0]["comparisons"][0].contains("ci95"));
+  // A second run reuses both indexes.
+  const Outcome again = rag(dir_.path(), "compare pipeline.yaml tfidf.yaml --dataset answered.json");
+  EXPECT_EQ(again.status, 0);
+  EXPECT_THAT(again.err, ::testing::Not(HasSubstr("indexing")));
+  EXPECT_THAT(again.out, HasSubstr("(reused)"));
+
+  expect_error("compare pipeline.yaml --dataset answered.json", "at least two pipeline files");
+  expect_error("compare pipeline.yaml tfidf.yaml", "at least one --dataset");
+  std::string clash = tfidf;
+  clash.replace(clash.find("index: index-tfidf"), 18, "index: index");
+  dir_.write("clash.yaml", clash);
+  expect_error("compare pipeline.yaml clash.yaml --dataset answered.json", "use the same index folder");
+}
+
 TEST_F(CliTest, PluginsListsWhatItFound) {
   const Outcome r = rag(dir_.path(), "plugins");
   ASSERT_EQ(r.status, 0);

@@ -29,6 +29,7 @@ struct Evaluation {
   std::vector<std::size_t> ks;
   std::map<std::size_t, double> recall;  ///< k -> mean recall@k
   double mrr = 0;                        ///< mean reciprocal rank of the first hit, over all results
+  double ndcg10 = 0;                     ///< mean nDCG@10, each ground-truth span a relevant item
   std::size_t questions = 0;
   std::size_t answered = 0;  ///< questions that have an entry in the results
   std::vector<QuestionOutcome> outcomes;
@@ -41,5 +42,8 @@ Evaluation evaluate(const std::vector<Question>& dataset, const ResultsFile& res
 
 /// Recall of one question at k from its outcome.
 double question_recall(const QuestionOutcome& outcome, std::size_t k);
+/// nDCG@k of one question: each ground-truth span found at rank r gains 1 / log2(r + 1), over
+/// the gain of all of them found at the top ranks.
+double question_ndcg(const QuestionOutcome& outcome, std::size_t k);
 
 }  // namespace rag

@@ -1,27 +1,60 @@
 #pragma once
-// The interface a generator plugin implements: an answer from retrieved evidence.
+// The interface a generator plugin implements: an answer to a question from numbered evidence.
+// The host assembles the request (rag/context.hpp); a generator only writes the answer.
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/config.hpp>
 
-#include "rag/chunk.hpp"
-
 namespace rag {
 
-/// A numbered source handed to a generator; `number` is what the answer cites ([1], [2], ...).
+/// A numbered passage of retrieved text: one chunk, or overlapping and adjacent chunks of one
+/// file merged into one span. Answers cite it as [number].
 struct Evidence {
   int number = 0;
-  const Chunk* chunk = nullptr;
-  double score = 0.0;
+  std::string file_path;
+  std::size_t first_char = 0;  ///< code points, end exclusive
+  std::size_t last_char = 0;
+  std::string kind;     ///< the chunker that made it: "python", "markdown", "text", ...
+  std::string section;  ///< header path or qualified name, see Chunk::section
+  std::string text;
+  double score = 0;      ///< the best retrieval score of its chunks
+  std::size_t rank = 0;  ///< the best 1-based retrieval rank of its chunks
+};
+
+/// One message of a chat prompt.
+struct ChatMessage {
+  std::string role;  ///< "system" or "user"
+  std::string content;
+};
+
+/// Everything a generator may use to answer one question.
+struct GenerationRequest {
+  std::string question;
+  /// The question's language, ISO 639-1 ("en", "fr", ...); the prompt asks for an answer in it.
+  std::string language = "en";
+  /// Numbered sources, best first, within the context budget.
+  std::vector<Evidence> evidence;
+  /// The whole Markdown section or Python definition around top sources; `number` is the
+  /// number of the source it encloses.
+  std::vector<Evidence> parents;
+  /// The prompt, rendered from the pipeline's template (system message, then user message).
+  std::vector<ChatMessage> messages;
+  /// Optional: a streaming generator calls it with each piece of the answer as it arrives.
+  std::function<void(std::string_view)> on_text;
 };
 
 class BOOST_SYMBOL_VISIBLE Generator {
  public:
   virtual ~Generator() = default;
-  /// An answer to `question` grounded in `evidence`. Throws rag::Error on failure (server not
-  /// reachable, model missing, ...), with what to do about it.
-  virtual std::string answer(const std::string& question, const std::vector<Evidence>& evidence) = 0;
+  /// The answer, citing evidence as [1], [2]. Throws rag::Error on failure (server not
+  /// reachable, model missing, ...) with what to do about it.
+  virtual std::string generate(const GenerationRequest& request) = 0;
+  /// What writes the answers, for reports: "ollama qwen3:0.6b at http://127.0.0.1:11434".
+  virtual std::string describe() const = 0;
 };
 
 }  // namespace rag

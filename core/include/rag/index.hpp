@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rag/chunk.hpp"
+#include "rag/dataset.hpp"
 #include "rag/pipeline.hpp"
 #include "rag/plugin_registry.hpp"
 
@@ -64,5 +65,12 @@ class Index {
   std::vector<std::string> warnings_;
   std::string strategy_;
 };
+
+/// The results of `hits` as retrieved sources (file, code-point span, score, kind, section).
+std::vector<RetrievedSource> to_sources(const Index& index, const std::vector<Hit>& hits);
+
+/// Searches every question (best `k` each), timing each search, with a progress bar on a
+/// terminal. What `search_dataset` writes and `compare` scores.
+ResultsFile search_questions(const Index& index, const std::vector<Question>& questions, std::size_t k);
 
 }  // namespace rag

@@ -1,0 +1,40 @@
+#pragma once
+// Answers files: a search_dataset results file with an answer added to every search result, so
+// that the grader still reads it as a results file.
+//
+//   {"search_results": [{question_id, question_str, retrieved_sources, answer, cited_sources,
+//                        generation_ms, ...}], "k": 10}
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "rag/dataset.hpp"
+
+namespace rag {
+
+/// What answering adds to one search result.
+struct AnswerRecord {
+  std::string answer;
+  /// The sources the answer cites ([n] in its text), as spans of the files.
+  std::vector<SourceSpan> cited;
+  double generation_ms = 0;
+};
+
+struct AnsweredResult {
+  SearchResult result;
+  AnswerRecord record;
+};
+
+/// Writes `document` (a results file as JSON) with records[i] added to its i-th search result
+/// as `answer`, `cited_sources` and `generation_ms`, atomically. Throws rag::Error when the
+/// counts differ or the file cannot be written.
+void save_answers(const std::filesystem::path& file, nlohmann::ordered_json document,
+                  const std::vector<AnswerRecord>& records);
+
+/// Reads an answers file: everything load_results() checks, and an `answer` string in every
+/// search result. Results without `cited_sources` cite all their retrieved sources.
+std::vector<AnsweredResult> load_answers(const std::filesystem::path& file);
+
+}  // namespace rag

@@ -1,0 +1,58 @@
+#include "rag/answers.hpp"
+
+#include "rag/error.hpp"
+#include "rag/file_io.hpp"
+
+namespace rag {
+using json = nlohmann::ordered_json;
+
+void save_answers(const std::filesystem::path& file, json document, const std::vector<AnswerRecord>& records) {
+  json& results = document.at("search_results");
+  if (results.size() != records.size())
+    throw Error(file.string() + ": " + std::to_string(records.size()) + " answers for " +
+                std::to_string(results.size()) + " search results");
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    json cited = json::array();
+    for (const auto& s : records[i].cited)
+      cited.push_back({{"file_path", s.file_path}, {"first_character_index", s.first}, {"last_character_index", s.last}});
+    results[i]["answer"] = records[i].answer;
+    results[i]["cited_sources"] = std::move(cited);
+    results[i]["generation_ms"] = records[i].generation_ms;
+  }
+  write_file_atomically(file, document.dump(2) + "\n");
+}
+
+std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
+  ResultsFile results = load_results(file);  // also checks the file is valid JSON
+  const json root = json::parse(read_file(file));
+  const json& list = root.at("search_results");
+  std::vector<AnsweredResult> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& entry = list[i];
+    const std::string where = file.string() + ": search result " + std::to_string(i + 1) + " (" +
+                              results.results[i].question_id + ")";
+    if (!entry.contains("answer") || !entry["answer"].is_string())
+      throw Error(where + " has no 'answer' string; make answers with `rag answer_dataset`");
+    AnsweredResult a{std::move(results.results[i]), {entry["answer"].get<std::string>(), {}, 0}};
+    if (entry.contains("cited_sources")) {
+      const json& cited = entry["cited_sources"];
+      if (!cited.is_array()) throw Error(where + ": 'cited_sources' must be a list");
+      for (const json& s : cited) {
+        if (!s.is_object() || !s.contains("file_path") || !s["file_path"].is_string() ||
+            !s.contains("first_character_index") || !s["first_character_index"].is_number_unsigned() ||
+            !s.contains("last_character_index") || !s["last_character_index"].is_number_unsigned())
+          throw Error(where + ": a cited source needs file_path, first_character_index and last_character_index");
+        a.record.cited.push_back({s["file_path"].get<std::string>(), s["first_character_index"].get<std::size_t>(),
+                                  s["last_character_index"].get<std::size_t>()});
+      }
+    } else {
+      for (const auto& s : a.result.sources) a.record.cited.push_back(s.span);
+    }
+    if (entry.contains("generation_ms") && entry["generation_ms"].is_number())
+      a.record.generation_ms = entry["generation_ms"].get<double>();
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace rag

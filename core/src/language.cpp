@@ -1,0 +1,142 @@
+#include "rag/language.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rag {
+namespace {
+
+struct LatinLanguage {
+  std::string_view code;
+  // Words that carry no topic, so that a question's subject (often code) cannot sway the vote.
+  std::vector<std::string_view> function_words;
+  // Letters only this language (of the four) uses; "é" counts for French and Spanish.
+  std::u32string_view letters;
+};
+
+const std::array<LatinLanguage, 4>& latin_languages() {
+  static const std::array<LatinLanguage, 4> languages = {{
+      {"en",
+       {"the", "is", "are", "was", "were", "what", "which", "how", "why", "when", "where", "who", "does", "do", "did",
+        "can", "could", "should", "would", "of", "to", "and", "or", "for", "with", "from", "by", "on", "at", "this",
+        "that", "these", "those", "it", "its", "be", "been", "there", "has", "have", "into", "about", "if", "not"},
+       U""},
+      {"fr",
+       {"le", "la", "les", "des", "du", "un", "une", "est", "sont", "quel", "quelle", "quels", "quelles", "comment",
+        "pourquoi", "quand", "où", "que", "qui", "quoi", "dans", "pour", "avec", "et", "ou", "sur", "par", "au",
+        "aux", "ce", "cette", "ces", "peut", "faut", "je", "il", "elle", "on", "nous", "vous", "ne", "pas", "se",
+        "être", "lorsque", "comme", "en", "entre"},
+       U"çèêàùœâîôûëïé"},
+      {"es",
+       {"el", "la", "los", "las", "un", "una", "unos", "es", "son", "qué", "que", "cómo", "como", "cuál", "cuáles",
+        "cuándo", "dónde", "por", "para", "con", "en", "y", "o", "del", "al", "se", "lo", "puedo", "puede", "está",
+        "están", "hay", "su", "sus", "cuando", "donde", "porque", "entre", "usar"},
+       U"ñáíóúé¿¡"},
+      {"de",
+       {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "ist", "sind", "wie", "was",
+        "welche", "welcher", "welches", "warum", "wann", "wo", "und", "oder", "mit", "für", "von", "zu", "auf", "im",
+        "kann", "können", "muss", "werden", "wird", "ich", "man", "nicht", "bei", "auch"},
+       U"ßäöü"},
+  }};
+  return languages;
+}
+
+// Decodes one code point at `i` and advances past it; malformed bytes decode as U+FFFD.
+char32_t next_code_point(std::string_view text, std::size_t& i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || i + length > text.size()) {
+    ++i;
+    return U'\uFFFD';
+  }
+  char32_t cp = length == 1 ? lead : lead & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) {
+      ++i;
+      return U'\uFFFD';
+    }
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  i += length;
+  return cp;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool is_han(char32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0xF900 && c <= 0xFAFF);
+}
+bool is_cyrillic(char32_t c) { return c >= 0x0400 && c <= 0x04FF; }
+bool is_latin_letter(char32_t c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7);
+}
+// Lower case for ASCII and Latin-1 capitals, enough to match function words.
+char32_t to_lower(char32_t c) {
+  if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7)) return c + 0x20;
+  return c;
+}
+
+}  // namespace
+
+std::string_view detect_language(std::string_view text) {
+  std::size_t latin = 0, cyrillic = 0, han = 0;
+  std::array<double, 4> votes{};
+  const auto& languages = latin_languages();
+  std::string word;
+  auto vote_for_word = [&] {
+    for (std::size_t l = 0; l < languages.size(); ++l)
+      for (const std::string_view w : languages[l].function_words)
+        if (w == word) votes[l] += 1;
+    word.clear();
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const char32_t c = to_lower(next_code_point(text, i));
+    if (is_han(c)) ++han;
+    if (is_cyrillic(c)) ++cyrillic;
+    for (std::size_t l = 0; l < languages.size(); ++l)
+      if (languages[l].letters.find(c) != std::u32string_view::npos) votes[l] += 0.5;
+    if (is_latin_letter(c)) {
+      ++latin;
+      append_utf8(word, c);
+    } else {
+      vote_for_word();
+    }
+  }
+  vote_for_word();
+  // A Han character or a Cyrillic word says more than the Latin identifiers around it.
+  if (han * 3 > latin) return "zh";
+  if (cyrillic * 2 > latin) return "ru";
+  std::size_t best = 0;  // English wins ties: it is what the corpus is written in
+  for (std::size_t l = 1; l < languages.size(); ++l)
+    if (votes[l] > votes[best]) best = l;
+  return languages[best].code;
+}
+
+std::string_view language_name(std::string_view code) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> names = {{
+      {"en", "English"}, {"fr", "French"}, {"es", "Spanish"}, {"de", "German"}, {"ru", "Russian"}, {"zh", "Chinese"}}};
+  for (const auto& [c, name] : names)
+    if (c == code) return name;
+  return code;
+}
+
+}  // namespace rag

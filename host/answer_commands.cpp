@@ -1,0 +1,270 @@
+// `rag answer`, `rag answer_dataset` and `rag evaluate_answers`.
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "commands.hpp"
+#include "rag/answer_evaluation.hpp"
+#include "rag/answers.hpp"
+#include "rag/context.hpp"
+#include "rag/dataset.hpp"
+#include "rag/error.hpp"
+#include "rag/file_io.hpp"
+#include "rag/index.hpp"
+#include "rag/progress.hpp"
+
+namespace rag::commands {
+namespace {
+
+using json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+double milliseconds_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The pipeline's generator and context assembly, checked before the index is opened so that a
+// configuration mistake is reported first.
+struct Answering {
+  Answering(const Pipeline& pipeline, const PluginRegistry& registry) {
+    Options context_options(pipeline.context, pipeline.context_where);
+    context = ContextConfig::from_options(context_options);
+    Options generator_options(pipeline.generator.options, pipeline.generator.where + ".options");
+    generator = registry.make_generator(pipeline.generator.plugin, generator_options);
+  }
+  ContextConfig context;
+  std::unique_ptr<Generator> generator;
+};
+
+void warn(const Index& index) {
+  for (const auto& w : index.warnings()) std::cerr << "warning: " << w << "\n";
+}
+
+// The evidence an answer cites, by the numbers in its text that name a source.
+std::vector<const Evidence*> cited_evidence(const std::string& answer, const std::vector<Evidence>& evidence) {
+  std::vector<const Evidence*> out;
+  for (const int n : cited_numbers(answer))
+    if (n >= 1 && static_cast<std::size_t>(n) <= evidence.size()) out.push_back(&evidence[static_cast<std::size_t>(n - 1)]);
+  return out;
+}
+
+json describe_evidence(const Evidence& e) {
+  json item = {{"number", e.number},         {"file_path", e.file_path}, {"first_character_index", e.first_char},
+               {"last_character_index", e.last_char}, {"text", e.text},        {"score", e.score},
+               {"file_type", e.kind}};
+  if (!e.section.empty()) item["section"] = e.section;
+  return item;
+}
+
+AnswerRecord record_of(const std::string& answer, const GenerationRequest& request, double generation_ms) {
+  AnswerRecord record{answer, {}, generation_ms};
+  for (const Evidence* e : cited_evidence(answer, request.evidence))
+    record.cited.push_back({e->file_path, e->first_char, e->last_char});
+  return record;
+}
+
+}  // namespace
+
+int answer(const cli::Invocation& inv) {
+  cli::po::options_description options("answer options");
+  cli::add_pipeline_options(options);
+  options.add_options()
+      ("query", cli::po::value<std::string>(), "the question")
+      ("k", cli::po::value<long long>()->default_value(10), "chunks retrieved for the context (1-100)");
+  cli::po::positional_options_description positional;
+  positional.add("query", 1);
+  const auto vm = cli::parse(inv, "QUESTION [--k N] [--pipeline FILE]", options, positional);
+  if (!vm) return 0;
+  if (!vm->count("query")) throw Error("rag answer: no question given (rag answer \"your question\")");
+  const std::string query = (*vm)["query"].as<std::string>();
+  if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag answer: the question is empty");
+  const std::size_t k = cli::read_k(*vm, 100);
+  const Pipeline pipeline = cli::load_pipeline(*vm);
+  const auto registry = cli::load_plugins(pipeline);
+  Answering answering(pipeline, *registry);
+  const Index index(pipeline, *registry);
+  warn(index);
+  const ContextAssembler assembler(answering.context, index.chunks());
+
+  const auto start = Clock::now();
+  const std::vector<Hit> hits = index.search(query, k);
+  const double retrieval_ms = milliseconds_since(start);
+  const auto context_start = Clock::now();
+  GenerationRequest request = assembler.assemble(query, hits);
+  const double context_ms = milliseconds_since(context_start);
+  // A streaming generator's answer is shown as it is written, on a terminal only.
+  bool shown = false;
+  if (::isatty(STDERR_FILENO) == 1)
+    request.on_text = [&shown](std::string_view piece) {
+      std::cerr << piece << std::flush;
+      shown = true;
+    };
+  const auto generation_start = Clock::now();
+  const std::string text = answering.generator->generate(request);
+  const double generation_ms = milliseconds_since(generation_start);
+  if (shown) std::cerr << "\n";
+
+  const std::vector<const Evidence*> cited = cited_evidence(text, request.evidence);
+  json sources = json::array();
+  for (const auto& e : request.evidence) {
+    json item = describe_evidence(e);
+    item["cited"] = std::find(cited.begin(), cited.end(), &e) != cited.end();
+    sources.push_back(std::move(item));
+  }
+  json out = {{"query", query}, {"answer", text}, {"language", request.language}, {"sources", std::move(sources)}};
+  if (!request.parents.empty()) {
+    json parents = json::array();
+    for (const auto& p : request.parents) parents.push_back(describe_evidence(p));
+    out["parent_context"] = std::move(parents);
+  }
+  out["generator"] = {{"plugin", pipeline.generator.plugin}, {"description", answering.generator->describe()}};
+  out["strategy"] = index.strategy();
+  out["timings"] = {{"retrieval_ms", retrieval_ms},
+                    {"context_ms", context_ms},
+                    {"generation_ms", generation_ms},
+                    {"total_ms", milliseconds_since(start)}};
+  cli::print(out.dump(2));
+  return 0;
+}
+
+int answer_dataset(const cli::Invocation& inv) {
+  cli::po::options_description options("answer_dataset options");
+  cli::add_pipeline_options(options);
+  options.add_options()
+      ("student_search_results_path", cli::po::value<std::string>(), "a search_dataset results file to answer")
+      ("dataset_path", cli::po::value<std::string>(), "or: questions to search and answer (JSON with rag_questions)")
+      ("save_directory", cli::po::value<std::string>()->required(), "folder for the answers file (same name as the input)")
+      ("k", cli::po::value<long long>(), "with --dataset_path: sources retrieved per question (1-10, default 10)");
+  const auto vm = cli::parse(inv, "(--student_search_results_path FILE | --dataset_path FILE) --save_directory DIR "
+                             "[--k N] [--pipeline FILE]", options);
+  if (!vm) return 0;
+  const bool from_results = vm->count("student_search_results_path") > 0;
+  if (from_results == (vm->count("dataset_path") > 0))
+    throw Error("rag answer_dataset: give either --student_search_results_path or --dataset_path (see --help)");
+  if (from_results && vm->count("k"))
+    throw Error("rag answer_dataset: --k applies to --dataset_path; a results file brings its own sources");
+  std::size_t k = kMaxResultsK;
+  if (vm->count("k")) k = cli::read_k(*vm, kMaxResultsK);
+  const std::filesystem::path input =
+      (*vm)[from_results ? "student_search_results_path" : "dataset_path"].as<std::string>();
+  const std::filesystem::path output = std::filesystem::path((*vm)["save_directory"].as<std::string>()) / input.filename();
+
+  // Inputs are read and checked before any work, so that a bad file costs nothing.
+  ResultsFile results;
+  std::vector<Question> questions;
+  if (from_results) results = load_results(input);
+  else questions = load_questions(input);
+  const Pipeline pipeline = cli::load_pipeline(*vm);
+  const auto registry = cli::load_plugins(pipeline);
+  Answering answering(pipeline, *registry);
+  const Index index(pipeline, *registry);
+  warn(index);
+  const ContextAssembler assembler(answering.context, index.chunks());
+
+  std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
+  json document;
+  if (from_results) {
+    document = json::parse(read_file(input));
+  } else {
+    Progress progress("searching", questions.size());
+    json list = json::array();
+    for (const auto& q : questions) {
+      const auto start = Clock::now();
+      hits.push_back(index.search(q.text, k));
+      const double elapsed = milliseconds_since(start);
+      json sources = json::array();
+      for (const Hit& h : hits.back()) {
+        const Chunk& c = index.chunks()[h.chunk];
+        json source = {{"file_path", c.file_path},  {"first_character_index", c.first_char},
+                       {"last_character_index", c.last_char}, {"score", h.score}, {"file_type", c.kind}};
+        if (!c.section.empty()) source["section"] = c.section;
+        sources.push_back(std::move(source));
+      }
+      list.push_back({{"question_id", q.id}, {"question_str", q.text}, {"question", q.text},
+                      {"retrieved_sources", std::move(sources)}, {"search_time_ms", elapsed}});
+      progress.advance();
+    }
+    document = {{"search_results", std::move(list)}, {"k", k}};
+  }
+
+  const std::size_t total = from_results ? results.results.size() : questions.size();
+  std::vector<AnswerRecord> records;
+  {
+    Progress progress("answering", total);
+    for (std::size_t i = 0; i < total; ++i) {
+      GenerationRequest request;
+      if (from_results) {
+        std::vector<SourceSpan> spans;
+        for (const auto& s : results.results[i].sources) spans.push_back(s.span);
+        request = assembler.assemble(results.results[i].question, spans);
+      } else {
+        request = assembler.assemble(questions[i].text, hits[i]);
+      }
+      const auto start = Clock::now();
+      const std::string text = answering.generator->generate(request);
+      records.push_back(record_of(text, request, milliseconds_since(start)));
+      progress.advance();
+    }
+  }
+  save_answers(output, std::move(document), records);
+  std::cerr << "wrote " << output.string() << " (" << total << " answers by " << answering.generator->describe() << ")\n";
+  return 0;
+}
+
+int evaluate_answers(const cli::Invocation& inv) {
+  cli::po::options_description options("evaluate_answers options");
+  options.add_options()
+      ("answers", cli::po::value<std::string>(), "answer_dataset output")
+      ("dataset", cli::po::value<std::string>(), "answered dataset, with reference answers and sources")
+      ("per_question", cli::po::value<std::string>(), "write each question's scores to this JSON file")
+      ("json", "print the figures as JSON");
+  cli::po::positional_options_description positional;
+  positional.add("answers", 1).add("dataset", 1);
+  const auto vm = cli::parse(inv, "ANSWERS ANSWERED [--per_question FILE] [--json]", options, positional);
+  if (!vm) return 0;
+  if (!vm->count("answers") || !vm->count("dataset"))
+    throw Error("rag evaluate_answers: give the answers file and the answered dataset (see --help)");
+  const std::filesystem::path dataset_path = (*vm)["dataset"].as<std::string>();
+  const std::vector<AnsweredResult> answers = load_answers((*vm)["answers"].as<std::string>());
+  const std::vector<Question> dataset = load_questions(dataset_path);
+  AnswerEvaluation e;
+  try {
+    e = evaluate_answers(dataset, answers);
+  } catch (const Error& error) {
+    throw Error(dataset_path.string() + ": " + error.what());
+  }
+
+  if (vm->count("per_question")) {
+    json list = json::array();
+    for (const auto& s : e.scores)
+      list.push_back({{"question_id", s.question_id}, {"question", s.question}, {"answered", s.answered},
+                      {"rouge_l", s.rouge_l}, {"token_f1", s.token_f1}, {"cites_truth", s.cites_truth}});
+    write_file_atomically((*vm)["per_question"].as<std::string>(), list.dump(2) + "\n");
+  }
+  const auto distribution = [](const Distribution& d) {
+    return json{{"mean", d.mean}, {"min", d.min},   {"p25", d.p25},
+                {"median", d.median}, {"p75", d.p75}, {"max", d.max}, {"histogram", d.histogram}};
+  };
+  if (vm->count("json")) {
+    const json out = {{"questions", e.questions},          {"answered", e.answered},
+                      {"rouge_l", distribution(e.rouge_l)}, {"token_f1", distribution(e.token_f1)},
+                      {"cites_truth", e.cites_truth}};
+    cli::print(out.dump(2));
+    return 0;
+  }
+  std::printf("questions: %zu (answered: %zu)\n", e.questions, e.answered);
+  std::printf("%-12s %7s %7s %7s %7s   histogram [0-.2 .2-.4 .4-.6 .6-.8 .8-1]\n", "", "mean", "p25", "median", "p75");
+  for (const auto& [name, d] : {std::pair{"ROUGE-L F1", &e.rouge_l}, std::pair{"token F1", &e.token_f1}}) {
+    std::printf("%-12s %7.4f %7.4f %7.4f %7.4f  ", name, d->mean, d->p25, d->median, d->p75);
+    for (const std::size_t n : d->histogram) std::printf(" %4zu", n);
+    std::printf("\n");
+  }
+  std::printf("cited sources include the ground truth: %.4f\n", e.cites_truth);
+  return 0;
+}
+
+}  // namespace rag::commands

@@ -1,0 +1,238 @@
+// `rag compare`: A/B (and more) comparison of pipelines on answered datasets.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "commands.hpp"
+#include "rag/error.hpp"
+#include "rag/evaluation.hpp"
+#include "rag/file_io.hpp"
+#include "rag/index.hpp"
+#include "rag/paired_test.hpp"
+
+namespace rag::commands {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct Contender {
+  std::string letter;  // "A", "B", ...
+  Pipeline pipeline;
+  std::unique_ptr<PluginRegistry> registry;  // declared before the index, which it outlives
+  std::unique_ptr<Index> index;
+  double index_seconds = 0;
+  bool reused = false;
+  std::uintmax_t index_bytes = 0;
+};
+
+struct DatasetRun {
+  Evaluation evaluation;
+  double latency_mean_ms = 0;
+  double latency_p95_ms = 0;
+};
+
+// Indexes what is missing or stale, reuses the rest.
+void prepare(Contender& c) {
+  c.registry = cli::load_plugins(c.pipeline);
+  const std::string stale = index_staleness(c.pipeline);
+  if (!stale.empty()) {
+    std::cerr << c.letter << " (" << c.pipeline.name << "): indexing, " << stale << "\n";
+    c.index_seconds = build_index(c.pipeline, *c.registry).seconds;
+  } else {
+    c.reused = true;
+  }
+  c.index = std::make_unique<Index>(c.pipeline, *c.registry);
+  if (c.reused) c.index_seconds = c.index->manifest().value("build_seconds", 0.0);
+  for (const auto& f : c.index->manifest().at("files")) c.index_bytes += f.at("size").get<std::uintmax_t>();
+}
+
+DatasetRun run(const Contender& c, const std::vector<Question>& questions) {
+  const ResultsFile results = search_questions(*c.index, questions, kMaxResultsK);
+  DatasetRun r;
+  r.evaluation = evaluate(questions, results);
+  std::vector<double> latencies;
+  for (const auto& q : results.results) latencies.push_back(q.search_time_ms);
+  std::sort(latencies.begin(), latencies.end());
+  if (!latencies.empty()) {
+    for (const double l : latencies) r.latency_mean_ms += l / static_cast<double>(latencies.size());
+    r.latency_p95_ms = latencies[std::min(latencies.size() - 1, latencies.size() * 95 / 100)];
+  }
+  return r;
+}
+
+// First rank within the results at which any of the question's truths is found (0: none).
+std::size_t first_rank(const QuestionOutcome& o) {
+  std::size_t best = 0;
+  for (const std::size_t r : o.found_at)
+    if (r != 0 && (best == 0 || r < best)) best = r;
+  return best;
+}
+
+std::string p_value(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, p < 1e-4 ? "p < 0.0001" : "p = %.4f", p);
+  return text;
+}
+
+std::string rank_text(std::size_t rank) { return rank ? std::to_string(rank) : "-"; }
+
+std::string verdict(const std::string& a, const std::string& b, const PairedComparison& p) {
+  char line[160];
+  if (p.ci_low > 0)
+    std::snprintf(line, sizeof line, "%s is better than %s by %+.3f (95%% CI excludes 0)", b.c_str(), a.c_str(), p.mean_difference);
+  else if (p.ci_high < 0)
+    std::snprintf(line, sizeof line, "%s is worse than %s by %+.3f (95%% CI excludes 0)", b.c_str(), a.c_str(), p.mean_difference);
+  else
+    std::snprintf(line, sizeof line, "no significant difference between %s and %s (%+.3f, 95%% CI includes 0)", b.c_str(),
+                  a.c_str(), p.mean_difference);
+  return line;
+}
+
+}  // namespace
+
+int compare(const cli::Invocation& inv) {
+  cli::po::options_description options("compare options");
+  options.add_options()
+      ("pipeline", cli::po::value<std::vector<std::string>>(), "pipeline files; the first is the baseline")
+      ("dataset", cli::po::value<std::vector<std::string>>(), "answered dataset(s) (JSON with sources)")
+      ("k", cli::po::value<long long>()->default_value(5), "the cut-off the significance test and the lists use (1-10)")
+      ("show", cli::po::value<long long>()->default_value(10), "questions listed per side (0: none)")
+      ("json", cli::po::value<std::string>(), "also write everything as JSON to this file");
+  cli::po::positional_options_description positional;
+  positional.add("pipeline", -1);
+  const auto vm = cli::parse(inv, "A.yaml B.yaml [C.yaml ...] --dataset ANSWERED.json [--dataset ...] [--k 5] [--json FILE]",
+                             options, positional);
+  if (!vm) return 0;
+  if (!vm->count("pipeline") || (*vm)["pipeline"].as<std::vector<std::string>>().size() < 2)
+    throw Error("rag compare: give at least two pipeline files (rag compare A.yaml B.yaml --dataset FILE)");
+  if (!vm->count("dataset")) throw Error("rag compare: give at least one --dataset (an answered dataset)");
+  const std::size_t k = cli::read_k(*vm, kMaxResultsK);
+  const long long show = std::max(0LL, (*vm)["show"].as<long long>());
+
+  std::vector<Contender> contenders;
+  for (const auto& file : (*vm)["pipeline"].as<std::vector<std::string>>()) {
+    Contender c;
+    c.letter = std::string(1, static_cast<char>('A' + contenders.size()));
+    c.pipeline = Pipeline::load(file);
+    for (const auto& other : contenders)
+      if (other.pipeline.index_dir == c.pipeline.index_dir && other.pipeline.content_hash() != c.pipeline.content_hash())
+        throw Error(file + " and " + other.pipeline.file.string() + " use the same index folder " +
+                    c.pipeline.index_dir.string() + "; give each pipeline its own `index:`");
+    contenders.push_back(std::move(c));
+  }
+  std::vector<std::pair<std::string, std::vector<Question>>> datasets;
+  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) {
+    auto questions = load_questions(file);
+    for (const auto& q : questions)
+      if (q.sources.empty()) throw Error(file + ": question " + q.id + " has no sources; compare needs an answered dataset");
+    datasets.emplace_back(file, std::move(questions));
+  }
+  for (auto& c : contenders) prepare(c);
+
+  json out = {{"k", k}, {"pipelines", json::array()}, {"datasets", json::array()}};
+  for (const auto& c : contenders)
+    out["pipelines"].push_back({{"label", c.letter},
+                                {"name", c.pipeline.name},
+                                {"file", c.pipeline.file.string()},
+                                {"index_seconds", c.index_seconds},
+                                {"index_reused", c.reused},
+                                {"index_bytes", c.index_bytes}});
+
+  const std::string at_k = "recall@" + std::to_string(k);
+  for (const auto& [file, questions] : datasets) {
+    std::vector<DatasetRun> runs;
+    for (const auto& c : contenders) runs.push_back(run(c, questions));
+
+    std::printf("\n== %s (%zu questions)\n\n%-24s", file.c_str(), questions.size(), "");
+    for (const auto& c : contenders) std::printf(" %14s", (c.letter + ": " + c.pipeline.name).substr(0, 14).c_str());
+    for (std::size_t i = 1; i < contenders.size(); ++i) std::printf(" %9s", (contenders[i].letter + "-A").c_str());
+    std::printf("\n");
+    auto row = [&](const char* label, auto value, const char* format, bool difference) {
+      std::printf("%-24s", label);
+      for (const auto& r : runs) std::printf(format, value(r));
+      if (difference)
+        for (std::size_t i = 1; i < runs.size(); ++i) std::printf(" %+9.3f", value(runs[i]) - value(runs[0]));
+      std::printf("\n");
+    };
+    for (const std::size_t cut : {1, 3, 5, 10})
+      row(("recall@" + std::to_string(cut)).c_str(), [cut](const DatasetRun& r) { return r.evaluation.recall.at(cut); },
+          " %14.3f", true);
+    row("MRR", [](const DatasetRun& r) { return r.evaluation.mrr; }, " %14.3f", true);
+    row("nDCG@10", [](const DatasetRun& r) { return r.evaluation.ndcg10; }, " %14.3f", true);
+    row("query latency mean (ms)", [](const DatasetRun& r) { return r.latency_mean_ms; }, " %14.3f", false);
+    row("query latency p95 (ms)", [](const DatasetRun& r) { return r.latency_p95_ms; }, " %14.3f", false);
+    std::printf("%-24s", "index time (s)");
+    for (const auto& c : contenders) {
+      char cell[32];
+      std::snprintf(cell, sizeof cell, c.reused ? "%.2f (reused)" : "%.2f", c.index_seconds);
+      std::printf(" %14s", cell);
+    }
+    std::printf("\n%-24s", "index size (MB)");
+    for (const auto& c : contenders) std::printf(" %14.1f", static_cast<double>(c.index_bytes) / 1e6);
+    std::printf("\n");
+
+    json dataset = {{"file", file}, {"questions", questions.size()}, {"results", json::array()}, {"comparisons", json::array()}};
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      json r = {{"pipeline", contenders[i].letter}};
+      for (const auto& [cut, value] : runs[i].evaluation.recall) r["recall@" + std::to_string(cut)] = value;
+      r["mrr"] = runs[i].evaluation.mrr;
+      r["ndcg@10"] = runs[i].evaluation.ndcg10;
+      r["latency_mean_ms"] = runs[i].latency_mean_ms;
+      r["latency_p95_ms"] = runs[i].latency_p95_ms;
+      dataset["results"].push_back(std::move(r));
+    }
+    const auto& base = runs[0].evaluation.outcomes;
+    std::vector<double> a_scores;
+    for (const auto& o : base) a_scores.push_back(question_recall(o, k));
+    for (std::size_t i = 1; i < runs.size(); ++i) {
+      const auto& other = runs[i].evaluation.outcomes;
+      std::vector<double> b_scores;
+      for (const auto& o : other) b_scores.push_back(question_recall(o, k));
+      const PairedComparison p = compare_paired(a_scores, b_scores);
+      const std::string a = "A", b = contenders[i].letter;
+      std::printf("\n%s-A on %s: %+.3f, 95%% CI [%+.3f, %+.3f] (paired bootstrap, %zu resamples, %s); "
+                  "sign test: %s wins %zu, loses %zu, ties %zu, %s\n=> %s\n",
+                  b.c_str(), at_k.c_str(), p.mean_difference, p.ci_low, p.ci_high, p.resamples,
+                  p_value(p.bootstrap_p).c_str(), b.c_str(), p.wins, p.losses, p.ties, p_value(p.sign_p).c_str(),
+                  verdict(a, b, p).c_str());
+      json only_a = json::array(), only_b = json::array();
+      for (std::size_t q = 0; q < base.size(); ++q) {
+        const std::size_t ra = first_rank(base[q]), rb = first_rank(other[q]);
+        const bool found_a = ra != 0 && ra <= k, found_b = rb != 0 && rb <= k;
+        if (found_a == found_b) continue;
+        json entry = {{"question_id", base[q].question_id}, {"question", base[q].question}, {"rank_a", ra}, {"rank_b", rb}};
+        (found_a ? only_a : only_b).push_back(std::move(entry));
+      }
+      for (const auto& [side, list] : {std::pair{a, &only_a}, std::pair{b, &only_b}}) {
+        std::printf("\nonly %s finds within %zu (%zu):%s\n", side.c_str(), k, list->size(), list->empty() ? " none" : "");
+        long long shown = 0;
+        for (const auto& e : *list) {
+          if (shown++ == show) {
+            std::printf("  ... %zu more (--show N, or --json FILE for all)\n", list->size() - static_cast<std::size_t>(show));
+            break;
+          }
+          std::printf("  [A %2s | %s %2s] %s  %s\n", rank_text(e["rank_a"]).c_str(), b.c_str(), rank_text(e["rank_b"]).c_str(),
+                      e["question_id"].get<std::string>().substr(0, 8).c_str(), e["question"].get<std::string>().c_str());
+        }
+      }
+      dataset["comparisons"].push_back({{"a", a},
+                                        {"b", b},
+                                        {"metric", at_k},
+                                        {"mean_difference", p.mean_difference},
+                                        {"ci95", {p.ci_low, p.ci_high}},
+                                        {"bootstrap_p", p.bootstrap_p},
+                                        {"bootstrap_resamples", p.resamples},
+                                        {"sign_test", {{"wins", p.wins}, {"losses", p.losses}, {"ties", p.ties}, {"p", p.sign_p}}},
+                                        {"verdict", verdict(a, b, p)},
+                                        {"only_a", std::move(only_a)},
+                                        {"only_b", std::move(only_b)}});
+    }
+    out["datasets"].push_back(std::move(dataset));
+  }
+  if (vm->count("json")) write_file_atomically((*vm)["json"].as<std::string>(), out.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace rag::commands

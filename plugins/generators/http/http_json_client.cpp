@@ -1,0 +1,104 @@
+#include "http_json_client.hpp"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <regex>
+
+#include "rag/error.hpp"
+
+namespace rag {
+
+struct HttpJsonClient::Connection {
+  explicit Connection(const std::string& scheme_host_port) : client(scheme_host_port) {}
+  httplib::Client client;
+};
+
+HttpJsonClient::HttpJsonClient(const std::string& base_url, double timeout_seconds, const std::string& where)
+    : timeout_(timeout_seconds) {
+  static const std::regex url(R"(^(https?://[^/?#\s]+)(/[^?#\s]*)?$)");
+  std::smatch m;
+  if (!std::regex_match(base_url, m, url))
+    throw Error(where + ": '" + base_url + "' is not an http:// or https:// URL (like http://127.0.0.1:11434)");
+  if (!(timeout_seconds > 0)) throw Error(where + ": the timeout must be a positive number of seconds");
+  prefix_ = m[2].str();
+  while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
+  base_url_ = m[1].str() + prefix_;
+  connection_ = std::make_unique<Connection>(m[1].str());
+  if (!connection_->client.is_valid()) throw Error(where + ": cannot use the URL '" + base_url + "'");
+  const auto whole = static_cast<time_t>(timeout_seconds);
+  const auto micros = static_cast<time_t>((timeout_seconds - static_cast<double>(whole)) * 1e6);
+  connection_->client.set_connection_timeout(whole, micros);
+  connection_->client.set_read_timeout(whole, micros);
+  connection_->client.set_write_timeout(whole, micros);
+  connection_->client.set_keep_alive(true);
+}
+
+HttpJsonClient::~HttpJsonClient() = default;
+
+HttpReply HttpJsonClient::post(const std::string& path, const std::string& json, const Headers& headers,
+                               const std::function<bool(std::string_view line)>& on_line) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+
+  HttpReply reply;
+  bool deadline_passed = false;
+  bool stopped_by_caller = false;
+  std::string pending;  // a streamed line not yet complete
+
+  httplib::Request request;
+  request.method = "POST";
+  request.path = prefix_ + path;
+  for (const auto& [name, value] : headers) request.headers.emplace(name, value);
+  request.headers.emplace("Accept", on_line ? "application/x-ndjson, text/event-stream" : "application/json");
+  request.body = json;
+  request.set_header("Content-Type", "application/json");
+  request.response_handler = [&](const httplib::Response& response) {
+    reply.status = response.status;
+    return true;
+  };
+  request.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
+    if (elapsed() > timeout_) {
+      deadline_passed = true;
+      return false;
+    }
+    if (!on_line || reply.status != 200) {
+      reply.body.append(data, size);
+      return true;
+    }
+    pending.append(data, size);
+    std::size_t begin = 0;
+    for (std::size_t end; (end = pending.find('\n', begin)) != std::string::npos; begin = end + 1) {
+      std::string_view line(pending.data() + begin, end - begin);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (!on_line(line)) {
+        stopped_by_caller = true;
+        return false;
+      }
+    }
+    pending.erase(0, begin);
+    return true;
+  };
+
+  const httplib::Result result = connection_->client.send(request);
+  if (stopped_by_caller) return reply;
+  if (result && !deadline_passed) {
+    if (on_line && reply.status == 200 && !pending.empty()) on_line(pending);  // a last line without '\n'
+    return reply;
+  }
+  const httplib::Error error = result.error();
+  reply.detail = httplib::to_string(error);
+  // A read that gives up at the read timeout is reported as a read error: tell it by the clock.
+  if (deadline_passed || (error == httplib::Error::Read && elapsed() >= timeout_ * 0.95))
+    reply.failure = HttpReply::Failure::timed_out;
+  else if (error == httplib::Error::Connection || error == httplib::Error::ConnectionTimeout ||
+           error == httplib::Error::BindIPAddress || error == httplib::Error::SSLConnection ||
+           error == httplib::Error::SSLLoadingCerts || error == httplib::Error::SSLServerVerification)
+    reply.failure = HttpReply::Failure::unreachable;
+  else
+    reply.failure = HttpReply::Failure::cut_short;
+  return reply;
+}
+
+}  // namespace rag

@@ -1,0 +1,56 @@
+#pragma once
+// What the HTTP generators share: a JSON POST to a model server with a deadline on the whole
+// exchange, the reply read whole or line by line as it streams, and the ways an exchange can fail
+// told apart, so that each generator can say what to do about them.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rag {
+
+struct HttpReply {
+  enum class Failure {
+    none,         ///< a whole reply arrived (any status)
+    unreachable,  ///< no connection: nothing listens there, or the host does not answer
+    timed_out,    ///< no complete reply within the timeout
+    cut_short,    ///< the connection broke after the reply had started
+  };
+  Failure failure = Failure::none;
+  std::string detail;  ///< the transport's own words, for messages
+  int status = 0;      ///< HTTP status, once the reply's head arrived
+  std::string body;    ///< the body; for a streamed 200 reply, empty (its lines went to the callback)
+};
+
+class HttpJsonClient {
+ public:
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+
+  /// `base_url` is "http://host:port" or "https://host:port", with an optional path prefix
+  /// ("http://127.0.0.1:8000/v1"). Throws rag::Error "<where>: ..." when it is not such a URL or
+  /// the timeout is not positive. Keeps the connection open between requests.
+  HttpJsonClient(const std::string& base_url, double timeout_seconds, const std::string& where);
+  ~HttpJsonClient();
+  HttpJsonClient(const HttpJsonClient&) = delete;
+  HttpJsonClient& operator=(const HttpJsonClient&) = delete;
+
+  /// POSTs `json` to the prefix + `path`. With `on_line`, the body of a 200 reply is handed over
+  /// line by line as it arrives (newline-delimited JSON, server-sent events), without the line
+  /// ends; on_line returns false to stop reading.
+  HttpReply post(const std::string& path, const std::string& json, const Headers& headers,
+                 const std::function<bool(std::string_view line)>& on_line = {});
+
+  const std::string& base_url() const { return base_url_; }
+  double timeout_seconds() const { return timeout_; }
+
+ private:
+  struct Connection;
+  std::string base_url_;
+  std::string prefix_;
+  double timeout_;
+  std::unique_ptr<Connection> connection_;
+};
+
+}  // namespace rag

@@ -1,0 +1,39 @@
+#pragma once
+// The `ollama` generator: Ollama's native chat API (POST /api/chat), by default with qwen3:0.6b
+// and thinking off. When the server is not running or the model is not pulled, the error says
+// so and what to run (`ollama serve`, `ollama pull <model>`).
+#include <string>
+
+#include "http_json_client.hpp"
+#include "rag/generator.hpp"
+#include "rag/options.hpp"
+
+namespace rag {
+
+class OllamaGenerator final : public Generator {
+ public:
+  /// Options: base_url (default http://127.0.0.1:11434), model (qwen3:0.6b), temperature (0.2),
+  /// max_tokens (Ollama's num_predict, 512), num_ctx (context window in tokens, 8192: Ollama's
+  /// own default is smaller than our prompts), timeout (seconds for a whole answer, 120), think
+  /// (false), stream (false: true reads the answer as it is written and hands the pieces to the
+  /// request's on_text).
+  explicit OllamaGenerator(Options& options);
+
+  std::string generate(const GenerationRequest& request) override;
+  std::string describe() const override;
+
+ private:
+  [[noreturn]] void fail_transport(const HttpReply& reply) const;
+  [[noreturn]] void fail_status(const HttpReply& reply) const;
+
+  std::string where_;
+  std::string model_;
+  double temperature_ = 0.2;
+  long long max_tokens_ = 512;
+  long long num_ctx_ = 8192;
+  bool think_ = false;
+  bool stream_ = false;
+  HttpJsonClient client_;
+};
+
+}  // namespace rag
