@@ -22,10 +22,11 @@ struct Outcome {
   std::string err;  // stderr
 };
 
-// Runs `rag <args>` in `cwd`; args are passed through the shell, so quote as needed.
-Outcome rag(const std::filesystem::path& cwd, const std::string& args) {
+// Runs `rag <args>` in `cwd`; args are passed through the shell, so quote as needed. `env` is
+// prefixed to the command ("NAME=value ").
+Outcome rag(const std::filesystem::path& cwd, const std::string& args, const std::string& env = "") {
   testing::TempDir capture;
-  const std::string command = "cd '" + cwd.string() + "' && '" RAG_BINARY_DIR "/rag' " + args + " >'" +
+  const std::string command = "cd '" + cwd.string() + "' && " + env + "'" RAG_BINARY_DIR "/rag' " + args + " >'" +
                               (capture / "out").string() + "' 2>'" + (capture / "err").string() + "'";
   const int raw = std::system(command.c_str());
   Outcome r;
@@ -224,6 +225,12 @@ TEST_F(CliTest, PluginsListsWhatItFound) {
   EXPECT_THAT(r.out, HasSubstr("retriever\tbm25"));
   EXPECT_THAT(r.out, HasSubstr("chunker\tpython"));
   EXPECT_THAT(r.out, HasSubstr("libmarkdown.so"));
+  // RAG_PLUGIN_PATH adds folders; a library there that is not a plugin is reported, not fatal.
+  const std::string bad = std::string(RAG_BINARY_DIR) + "/tests/bad_plugins";
+  const Outcome extra = rag(dir_.path(), "plugins", "RAG_PLUGIN_PATH='" + bad + "/throwing:" + bad + "/no_entry' ");
+  ASSERT_EQ(extra.status, 0);
+  EXPECT_THAT(extra.out, HasSubstr("retriever\tthrowing\t0.0.1"));
+  EXPECT_THAT(extra.out, HasSubstr("problem: " + bad + "/no_entry/libno_entry.so: not a rag plugin"));
 }
 
 }  // namespace
