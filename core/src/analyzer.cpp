@@ -13,6 +13,7 @@ bool is_word_byte(unsigned char c) { return std::isalnum(c) != 0 || c == '_' || 
 bool is_joiner(char c) { return c == '.' || c == '-'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 struct StemmerDeleter {
   void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
@@ -24,9 +25,10 @@ StemmerPtr make_stemmer(const std::string& algorithm) {
 }
 
 // Calls `emit` with each part of an identifier: split at '_', '.', '-', at lower->Upper
-// ("camelCase") and before the last capital of a run followed by lower case ("HTTPServer").
+// ("camelCase"), before the last capital of a run followed by lower case ("HTTPServer"), and
+// with `split_digits` where ASCII letters meet digits ("Qwen2" -> Qwen, 2).
 template <class Emit>
-void for_each_part(std::string_view word, Emit emit) {
+void for_each_part(std::string_view word, bool split_digits, Emit emit) {
   std::size_t begin = 0;
   auto flush = [&](std::size_t end) {
     if (end > begin) emit(word.substr(begin, end - begin));
@@ -42,7 +44,10 @@ void for_each_part(std::string_view word, Emit emit) {
     if (i > begin && is_upper(c)) {
       const char prev = word[i - 1];
       const bool next_lower = i + 1 < word.size() && is_lower(word[i + 1]);
-      if (is_lower(prev) || (is_upper(prev) && next_lower)) flush(i);
+      if (is_lower(prev) || is_digit(prev) || (is_upper(prev) && next_lower)) flush(i);
+    } else if (split_digits && i > begin && is_digit(c) != is_digit(word[i - 1]) &&
+               static_cast<unsigned char>(c) < 0x80 && static_cast<unsigned char>(word[i - 1]) < 0x80) {
+      flush(i);
     }
   }
   flush(word.size());
@@ -59,6 +64,7 @@ AnalyzerConfig AnalyzerConfig::from_options(Options& options, const AnalyzerConf
   AnalyzerConfig c = defaults;
   c.lowercase = options.get<bool>("lowercase", c.lowercase);
   c.split_identifiers = options.get<bool>("split_identifiers", c.split_identifiers);
+  c.split_digits = options.get<bool>("split_digits", c.split_digits);
   c.keep_compound = options.get<bool>("keep_compound", c.keep_compound);
   c.stemmer = options.get<std::string>("stemmer", c.stemmer);
   c.stopwords = options.get_choice("stopwords", c.stopwords, stopword_lists());
@@ -74,6 +80,7 @@ AnalyzerConfig AnalyzerConfig::from_options(Options& options, const AnalyzerConf
 
 std::string AnalyzerConfig::describe() const {
   return std::string("lowercase=") + (lowercase ? "1" : "0") + " split_identifiers=" + (split_identifiers ? "1" : "0") +
+         " split_digits=" + (split_digits ? "1" : "0") +
          " keep_compound=" + (keep_compound ? "1" : "0") + " stemmer=" + stemmer + " stopwords=" + stopwords +
          " min_length=" + std::to_string(min_length);
 }
@@ -139,7 +146,7 @@ void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) 
     return;
   }
   std::size_t parts = 0;
-  for_each_part(word, [&](std::string_view part) {
+  for_each_part(word, config_.split_digits, [&](std::string_view part) {
     ++parts;
     add_simple(part);
   });

@@ -24,6 +24,15 @@ TEST(Analyzer, SplitsSnakeCamelAndDottedIdentifiersKeepingCompounds) {
   EXPECT_THAT(a.analyze("--tensor-parallel-size"), ElementsAre("tensor", "parallel", "size", "tensor-parallel-size"));
 }
 
+TEST(Analyzer, SplitsLettersFromDigitsUnlessAskedNotTo) {
+  EXPECT_THAT(Analyzer(plain()).analyze("Qwen2ForCausalLM"),
+              ElementsAre("qwen", "2", "for", "causal", "lm", "qwen2forcausallm"));
+  EXPECT_THAT(Analyzer(plain()).analyze("fp8"), ElementsAre("fp", "8", "fp8"));
+  AnalyzerConfig c = plain();
+  c.split_digits = false;
+  EXPECT_THAT(Analyzer(c).analyze("Qwen2ForCausalLM"), ElementsAre("qwen2", "for", "causal", "lm", "qwen2forcausallm"));
+}
+
 TEST(Analyzer, SentencePunctuationIsNotAJoiner) {
   const Analyzer a(plain());
   EXPECT_THAT(a.analyze("Use vLLM. Then serve."), ElementsAre("use", "v", "llm", "vllm", "then", "serve"));

@@ -17,6 +17,8 @@ struct AnalyzerConfig {
   /// Split identifiers into their words: snake_case, camelCase, HTTPServer, dotted.paths and
   /// dashed-words all yield their parts.
   bool split_identifiers = true;
+  /// With split_identifiers, also split where letters meet digits ("Qwen2" -> qwen, 2).
+  bool split_digits = true;
   /// With split_identifiers, also keep the whole identifier as one term ("max_model_len").
   bool keep_compound = true;
   /// A Snowball algorithm ("english", "porter", "french", ...) or "none".
@@ -26,8 +28,9 @@ struct AnalyzerConfig {
   /// Terms shorter than this many bytes are dropped (compounds excepted).
   std::size_t min_length = 1;
 
-  /// Reads the keys above from `options` (lowercase, split_identifiers, keep_compound, stemmer,
-  /// stopwords, min_length), starting from `defaults`, and checks no other key is present.
+  /// Reads the keys above from `options` (lowercase, split_identifiers, split_digits,
+  /// keep_compound, stemmer, stopwords, min_length), starting from `defaults`, and checks
+  /// no other key is present.
   static AnalyzerConfig from_options(Options& options, const AnalyzerConfig& defaults);
   /// A stable text form, for hashing and for telling configurations apart.
   std::string describe() const;
