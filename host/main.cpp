@@ -1,4 +1,5 @@
 // rag: runs named YAML pipelines over a codebase. Command-line dispatch and error reporting.
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -39,6 +40,9 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (`ulimit -f`) a write should fail with EFBIG, which is reported and
+  // cleaned up, instead of SIGXFSZ killing the process and leaving a temporary file behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   if (argc < 2) {
     usage(std::cerr);
     return 2;

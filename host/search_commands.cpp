@@ -59,9 +59,14 @@ int search(const cli::Invocation& inv) {
   const Index index(pipeline, *registry);
   warn(index);
 
+  if (k > index.chunks().size())
+    std::cerr << "warning: --k " << k << " is more than the " << index.chunks().size()
+              << " chunks of the index; returning at most those\n";
+
   const auto start = Clock::now();
   const std::vector<Hit> hits = index.search(query, k);
   const double elapsed = milliseconds_since(start);
+  if (hits.empty()) std::cerr << "note: no chunk of the index matches any word of the query\n";
 
   json chunks = json::array();
   for (const Hit& h : hits) {

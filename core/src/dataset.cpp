@@ -72,7 +72,9 @@ std::vector<Question> load_questions(const std::filesystem::path& file) {
     if (!root.contains("rag_questions")) throw Error(file.string() + ": expected a 'rag_questions' list");
     list = &root.at("rag_questions");
   }
-  if (!list->is_array()) throw Error(file.string() + ": 'rag_questions' must be a list");
+  if (!list->is_array())
+    throw Error(file.string() + (list == &root ? ": expected {\"rag_questions\": [...]} or a list of questions"
+                                               : ": 'rag_questions' must be a list"));
   std::vector<Question> questions;
   std::set<std::string> ids;
   for (std::size_t i = 0; i < list->size(); ++i) {

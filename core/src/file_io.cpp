@@ -34,12 +34,12 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   const auto parent = path.parent_path();
   if (!parent.empty()) {
     std::filesystem::create_directories(parent, ec);
-    if (ec) throw Error(parent.string() + ": cannot create folder (" + ec.message() + ")");
+    if (ec) throw Error(parent.string() + ": cannot create folder (" + ec.message() + "); choose a folder you can write to");
   }
   std::random_device random;
   const auto temporary = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+  if (fd < 0) throw Error(path.string() + ": cannot write (" + std::strerror(errno) + "); choose a folder you can write to");
   const char* data = content.data();
   std::size_t left = content.size();
   int error = 0;
@@ -58,7 +58,9 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) {
     ::unlink(temporary.c_str());
-    throw Error(path.string() + ": cannot write (" + std::strerror(error) + ")");
+    const bool full = error == ENOSPC || error == EDQUOT || error == EFBIG;
+    throw Error(path.string() + ": cannot write (" + std::strerror(error) + ")" +
+                (full ? "; the disk is full or a file-size limit was reached: free some space and run again" : ""));
   }
 }
 

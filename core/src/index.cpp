@@ -1,9 +1,14 @@
 #include "rag/index.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <set>
 
@@ -11,6 +16,7 @@
 #include "rag/corpus.hpp"
 #include "rag/file_io.hpp"
 #include "rag/progress.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 namespace fs = std::filesystem;
@@ -35,13 +41,21 @@ json read_manifest(const Pipeline& pipeline) {
   return manifest;
 }
 
+// The string at `pointer` in the manifest, or "" when it is absent or not a string.
+std::string string_at(const json& manifest, const char* pointer) {
+  const json::json_pointer p(pointer);
+  return manifest.contains(p) && manifest.at(p).is_string() ? manifest.at(p).get<std::string>() : std::string();
+}
+
 // Problems that make the index unusable for this pipeline, or "".
 std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
   const std::string rebuild = "; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it";
-  if (manifest.value("format", -1) != kIndexFormat)
-    return "the index at " + pipeline.index_dir.string() + " has format " + std::to_string(manifest.value("format", -1)) +
+  const json::json_pointer format_at("/format");
+  const int format = manifest.contains(format_at) && manifest.at(format_at).is_number_integer() ? manifest.at(format_at).get<int>() : -1;
+  if (format != kIndexFormat)
+    return "the index at " + pipeline.index_dir.string() + " has format " + std::to_string(format) +
            ", this rag reads format " + std::to_string(kIndexFormat) + rebuild;
-  const auto hash = manifest.value(json::json_pointer("/pipeline/hash"), std::string());
+  const auto hash = string_at(manifest, "/pipeline/hash");
   if (hash != pipeline.content_hash())
     return "the index at " + pipeline.index_dir.string() + " was built with another configuration of the pipeline" +
            rebuild;
@@ -53,6 +67,30 @@ std::string new_generation() {
   return "gen-" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count()) + "-" +
          std::to_string(::getpid());
 }
+
+// Held while `rag index` writes an index folder: two builds of one folder would each delete the
+// other's generation as a leftover. The kernel drops the lock when the process dies, even by SIGKILL.
+class IndexLock {
+ public:
+  explicit IndexLock(const fs::path& index_dir) {
+    std::error_code ec;
+    fs::create_directories(index_dir, ec);
+    if (ec) throw Error(index_dir.string() + ": cannot create folder (" + ec.message() + "); check `index:` in the pipeline");
+    const fs::path file = index_dir / ".lock";
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(file.string() + ": cannot open (" + std::strerror(errno) + ")");
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw Error("another `rag index` is writing " + index_dir.string() + " right now; wait for it to finish and run again");
+    }
+  }
+  ~IndexLock() { ::close(fd_); }
+  IndexLock(const IndexLock&) = delete;
+  IndexLock& operator=(const IndexLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -89,6 +127,7 @@ IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry
   const auto start = std::chrono::steady_clock::now();
   IndexReport report;
   const CorpusListing listing = list_corpus(pipeline);
+  const IndexLock lock(pipeline.index_dir);
   report.notes = listing.notes;
   report.skipped = listing.notes.size();
 
@@ -108,15 +147,17 @@ IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry
     Progress progress("chunking", n);
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
       const CorpusEntry& entry = listing.files[i];
-      const ChunkerRule* rule = pipeline.chunker_for(entry.relative_path);
-      if (rule == nullptr) {
+      const std::vector<const ChunkerRule*> rules = pipeline.chunkers_for(entry.relative_path);
+      if (rules.empty()) {
         skipped[i] = entry.relative_path + ": skipped, no chunker in the pipeline handles it";
       } else {
         std::string why;
         try {
           if (auto file = read_source(entry, why)) {
-            const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
-            per_file[i] = chunk_file(*file, *chunkers[r], rule->plugin);
+            for (const ChunkerRule* rule : rules) {
+              const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
+              for (Chunk& c : chunk_file(*file, *chunkers[r], rule->plugin)) per_file[i].push_back(std::move(c));
+            }
           } else {
             skipped[i] = entry.relative_path + ": skipped, " + why;
           }
@@ -139,9 +180,15 @@ IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry
     for (auto& c : per_file[i]) chunks.push_back(std::move(c));
   }
   per_file.clear();
-  if (chunks.empty())
-    throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" + std::to_string(n) +
-                " files matched corpus.include); check corpus.root and corpus.include in " + pipeline.file.string());
+  if (chunks.empty()) {
+    // Name the files passed over: "no chunks" alone would hide that everything was binary or too large.
+    std::string passed_over;
+    if (!report.notes.empty())
+      passed_over = ", " + std::to_string(report.notes.size()) + " passed over, e.g. " + report.notes.front();
+    throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" + std::to_string(n + listing.notes.size()) +
+                " files matched corpus.include" + passed_over + "); check corpus.root and corpus.include in " +
+                pipeline.file.string());
+  }
 
   retriever->build(chunks);
 
@@ -186,7 +233,8 @@ IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry
   // can go. A search that opened one of them keeps its open files.
   for (fs::directory_iterator it(pipeline.index_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.rfind("gen-", 0) == 0 && name != generation) fs::remove_all(it->path(), ec);
+    const bool stale_manifest = name.rfind(std::string(kManifest) + ".tmp-", 0) == 0;  // from a killed run
+    if ((name.rfind("gen-", 0) == 0 && name != generation) || stale_manifest) fs::remove_all(it->path(), ec);
   }
   return report;
 }
@@ -199,32 +247,55 @@ std::string index_staleness(const Pipeline& pipeline) {
     return e.what();
   }
   if (auto problem = incompatibility(manifest, pipeline); !problem.empty()) return problem;
-  if (manifest.value(json::json_pointer("/corpus/fingerprint"), std::string()) != list_corpus(pipeline).fingerprint)
+  if (string_at(manifest, "/corpus/fingerprint") != list_corpus(pipeline).fingerprint)
     return "the corpus at " + pipeline.corpus_root + " changed since the index was built";
   return "";
 }
 
-Index::Index(const Pipeline& pipeline, const PluginRegistry& registry) : manifest_(read_manifest(pipeline)) {
-  if (auto problem = incompatibility(manifest_, pipeline); !problem.empty()) throw Error(problem);
+Index::Index(const Pipeline& pipeline, const PluginRegistry& registry) {
   const std::string damaged = " is damaged; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it";
-  const fs::path generation_dir = pipeline.index_dir / manifest_.value("generation", std::string());
-  try {
-    for (const auto& f : manifest_.at("files")) {
-      const fs::path file = pipeline.index_dir / f.at("path").get<std::string>();
-      std::error_code ec;
-      const auto size = fs::file_size(file, ec);
-      if (ec || size != f.at("size").get<std::uintmax_t>()) throw Error("the index at " + pipeline.index_dir.string() + damaged);
+  const auto open = [&] {
+    manifest_ = read_manifest(pipeline);
+    try {
+      if (auto problem = incompatibility(manifest_, pipeline); !problem.empty()) throw Error(problem);
+      for (const auto& f : manifest_.at("files")) {
+        const fs::path file = pipeline.index_dir / f.at("path").get<std::string>();
+        std::error_code ec;
+        const auto size = fs::file_size(file, ec);
+        if (ec || size != f.at("size").get<std::uintmax_t>()) throw Error("the index at " + pipeline.index_dir.string() + damaged);
+      }
+      const fs::path generation_dir = pipeline.index_dir / manifest_.at("generation").get<std::string>();
+      chunks_ = load_chunks(generation_dir / "chunks.bin");
+      Options options(pipeline.retriever.options, pipeline.retriever.where + ".options");
+      retriever_ = registry.make_retriever(pipeline.retriever.plugin, options);
+      retriever_->load(generation_dir / "retriever", chunks_);
+    } catch (const json::exception&) {
+      throw Error((pipeline.index_dir / kManifest).string() + damaged);
     }
-  } catch (const json::exception&) {
-    throw Error((pipeline.index_dir / kManifest).string() + damaged);
+  };
+  // A concurrent `rag index` may commit a new generation, and delete the one just read from the
+  // manifest, while this opens it: files then go missing, and opening again finds the new one.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      open();
+      break;
+    } catch (const Error&) {
+      std::string now;
+      try {
+        now = string_at(read_manifest(pipeline), "/generation");
+      } catch (const Error&) {
+        // no readable manifest now: the first problem is the one to report
+      }
+      if (attempt == 3 || now.empty() || now == string_at(manifest_, "/generation")) throw;
+    }
   }
-  chunks_ = load_chunks(generation_dir / "chunks.bin");
-  Options options(pipeline.retriever.options, pipeline.retriever.where + ".options");
-  retriever_ = registry.make_retriever(pipeline.retriever.plugin, options);
-  retriever_->load(generation_dir / "retriever", chunks_);
-  if (manifest_.value(json::json_pointer("/corpus/fingerprint"), std::string()) != list_corpus(pipeline).fingerprint)
-    warnings_.push_back("the corpus at " + pipeline.corpus_root +
-                        " changed since the index was built; results may point at old text (run `rag index`)");
+  try {
+    if (string_at(manifest_, "/corpus/fingerprint") != list_corpus(pipeline).fingerprint)
+      warnings_.push_back("the corpus at " + pipeline.corpus_root +
+                          " changed since the index was built; results may point at old text (run `rag index`)");
+  } catch (const Error& e) {
+    warnings_.push_back(e.what());  // the index holds the text: a missing corpus does not stop a search
+  }
   std::set<std::string> kinds;
   for (const auto& c : chunks_) kinds.insert(c.kind);
   std::string list;
@@ -236,10 +307,23 @@ Index::~Index() = default;
 
 std::vector<Hit> Index::search(std::string_view query, std::size_t k) const {
   if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) throw Error("the query is empty");
-  std::vector<Hit> hits = retriever_->search(query, k);
-  if (hits.size() > k) hits.resize(k);
-  for (const Hit& h : hits)
+  if (!utf8::is_valid(query)) throw Error("the query is not valid UTF-8; pass it in UTF-8 (check the terminal's encoding)");
+  // Overlapping chunks (several granularities, overlap options) would repeat the same text: a
+  // hit that mostly covers a better one of the same file is dropped, so ask for spares.
+  std::vector<Hit> hits;
+  for (const Hit& h : retriever_->search(query, 2 * k + 10)) {
     if (h.chunk >= chunks_.size()) throw Error("the retriever returned a chunk id out of range");
+    const Chunk& c = chunks_[h.chunk];
+    const bool repeats = std::any_of(hits.begin(), hits.end(), [&](const Hit& kept) {
+      const Chunk& o = chunks_[kept.chunk];
+      if (o.file_path != c.file_path) return false;
+      const std::size_t begin = std::max(o.first_char, c.first_char), end = std::min(o.last_char, c.last_char);
+      const std::size_t overlap = end > begin ? end - begin : 0;
+      return 2 * overlap > std::min(o.last_char - o.first_char, c.last_char - c.first_char);
+    });
+    if (!repeats) hits.push_back(h);
+    if (hits.size() == k) break;
+  }
   return hits;
 }
 

@@ -1,6 +1,7 @@
 #include "rag/language.hpp"
 
 #include <array>
+#include <cctype>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,12 +28,12 @@ const std::array<LatinLanguage, 4>& latin_languages() {
        {"le", "la", "les", "des", "du", "un", "une", "est", "sont", "quel", "quelle", "quels", "quelles", "comment",
         "pourquoi", "quand", "où", "que", "qui", "quoi", "dans", "pour", "avec", "et", "ou", "sur", "par", "au",
         "aux", "ce", "cette", "ces", "peut", "faut", "je", "il", "elle", "on", "nous", "vous", "ne", "pas", "se",
-        "être", "lorsque", "comme", "en", "entre"},
+        "être", "lorsque", "comme", "en", "entre", "de"},
        U"çèêàùœâîôûëïé"},
       {"es",
        {"el", "la", "los", "las", "un", "una", "unos", "es", "son", "qué", "que", "cómo", "como", "cuál", "cuáles",
         "cuándo", "dónde", "por", "para", "con", "en", "y", "o", "del", "al", "se", "lo", "puedo", "puede", "está",
-        "están", "hay", "su", "sus", "cuando", "donde", "porque", "entre", "usar"},
+        "están", "hay", "su", "sus", "cuando", "donde", "porque", "entre", "usar", "de"},
        U"ñáíóúé¿¡"},
       {"de",
        {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "ist", "sind", "wie", "was",
@@ -101,12 +102,17 @@ std::string_view detect_language(std::string_view text) {
   std::size_t latin = 0, cyrillic = 0, han = 0;
   std::array<double, 4> votes{};
   const auto& languages = latin_languages();
+  // Words vote for the languages whose function words they are; identifiers (with digits, '_',
+  // or '.' and '-' inside) do not vote.
   std::string word;
-  auto vote_for_word = [&] {
-    for (std::size_t l = 0; l < languages.size(); ++l)
-      for (const std::string_view w : languages[l].function_words)
-        if (w == word) votes[l] += 1;
+  bool identifier = false;
+  auto end_word = [&] {
+    if (!identifier)
+      for (std::size_t l = 0; l < languages.size(); ++l)
+        for (const std::string_view w : languages[l].function_words)
+          if (w == word) votes[l] += 1;
     word.clear();
+    identifier = false;
   };
   for (std::size_t i = 0; i < text.size();) {
     const char32_t c = to_lower(next_code_point(text, i));
@@ -117,11 +123,15 @@ std::string_view detect_language(std::string_view text) {
     if (is_latin_letter(c)) {
       ++latin;
       append_utf8(word, c);
+    } else if (!word.empty() && ((c >= '0' && c <= '9') || c == '_' ||
+                                 ((c == '.' || c == '-') && i < text.size() && std::isalnum(static_cast<unsigned char>(text[i]))))) {
+      identifier = true;  // "max_model_len", "v1.2", "la.le"
+      word += static_cast<char>(c);
     } else {
-      vote_for_word();
+      end_word();
     }
   }
-  vote_for_word();
+  end_word();
   // A Han character or a Cyrillic word says more than the Latin identifiers around it.
   if (han * 3 > latin) return "zh";
   if (cyrillic * 2 > latin) return "ru";

@@ -55,6 +55,16 @@ Options Options::child(std::string_view key) {
   return Options(lookup(key), where_ + "." + std::string(key));
 }
 
+std::vector<Options> Options::children(std::string_view key) {
+  const YAML::Node list = lookup(key);
+  std::vector<Options> out;
+  if (!list.IsDefined() || list.IsNull()) return out;
+  if (!list.IsSequence()) fail(key, "must be a list, got " + describe(list));
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.emplace_back(list[i], where_ + "." + std::string(key) + "[" + std::to_string(i) + "]");
+  return out;
+}
+
 std::vector<std::string> Options::keys() const {
   std::vector<std::string> out;
   if (node_.IsMap())
@@ -63,7 +73,10 @@ std::vector<std::string> Options::keys() const {
 }
 
 void Options::finish() const {
+  std::set<std::string> seen;
   for (const auto& key : keys()) {
+    // yaml-cpp keeps the first of two equal keys and drops the second without a word.
+    if (!seen.insert(key).second) fail(key, "is given twice; keep one");
     if (read_.count(key)) continue;
     std::string allowed;
     for (const auto& k : read_) allowed += (allowed.empty() ? "" : ", ") + k;

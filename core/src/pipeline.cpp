@@ -1,5 +1,6 @@
 #include "rag/pipeline.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "rag/checksum.hpp"
@@ -44,8 +45,11 @@ class Section {
     return out;
   }
   void finish() const {
+    std::set<std::string> seen;
     for (const auto& kv : node_) {
       const auto key = kv.first.as<std::string>();
+      // yaml-cpp keeps the first of two equal keys and drops the second without a word.
+      if (!seen.insert(key).second) throw Error(file_ + ": " + prefix() + key + " is given twice; keep one");
       if (known_.count(key)) continue;
       std::string allowed;
       for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
@@ -84,6 +88,8 @@ Pipeline Pipeline::load(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw Error(file + ": pipeline file not found (pipelines live in configs/<name>.yaml; pass --pipeline FILE)");
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(file + ": is a folder; pass a pipeline file (configs/<name>.yaml)");
   YAML::Node root;
   try {
     root = YAML::LoadFile(file);
@@ -125,6 +131,13 @@ Pipeline Pipeline::load(const std::filesystem::path& path) {
     rule.plugin = c.string("plugin", c.required("plugin"));
     rule.files = c.strings("files", c.required("files"));
     rule.options = c.optional("options");
+    if (const YAML::Node n = c.optional("continue"); n.IsDefined()) {
+      try {
+        rule.continues = n.as<bool>();
+      } catch (const YAML::Exception&) {
+        c.fail_key("continue", "must be true or false");
+      }
+    }
     rule.where = file + ": " + where;
     c.finish();
     p.chunkers.push_back(std::move(rule));
@@ -153,11 +166,16 @@ void Pipeline::set_chunker_option(const std::string& key, const YAML::Node& valu
   }
 }
 
-const ChunkerRule* Pipeline::chunker_for(std::string_view relative_path) const {
-  for (const auto& rule : chunkers)
-    for (const auto& pattern : rule.files)
-      if (glob_match(pattern, relative_path)) return &rule;
-  return nullptr;
+std::vector<const ChunkerRule*> Pipeline::chunkers_for(std::string_view relative_path) const {
+  std::vector<const ChunkerRule*> rules;
+  for (const auto& rule : chunkers) {
+    const bool matches = std::any_of(rule.files.begin(), rule.files.end(),
+                                     [&](const std::string& pattern) { return glob_match(pattern, relative_path); });
+    if (!matches) continue;
+    rules.push_back(&rule);
+    if (!rule.continues) break;
+  }
+  return rules;
 }
 
 std::string Pipeline::content_hash() const {
@@ -171,7 +189,7 @@ std::string Pipeline::content_hash() const {
   for (const auto& s : include) d.add("include").add(s);
   for (const auto& s : exclude) d.add("exclude").add(s);
   for (const auto& rule : chunkers) {
-    d.add("chunker").add(rule.plugin).add(dump(rule.options));
+    d.add("chunker").add(rule.plugin).add(dump(rule.options)).add(rule.continues ? "continue" : "stop");
     for (const auto& s : rule.files) d.add(s);
   }
   d.add("retriever").add(retriever.plugin).add(dump(retriever.options));

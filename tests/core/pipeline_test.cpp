@@ -48,10 +48,26 @@ TEST(Pipeline, LoadsAValidFile) {
   EXPECT_EQ(p.corpus_root, "some/repo");
   ASSERT_EQ(p.chunkers.size(), 2u);
   EXPECT_EQ(p.chunkers[0].files, std::vector<std::string>{"**/*.py"});
-  EXPECT_EQ(p.chunker_for("a/b.py")->plugin, "python");
-  EXPECT_EQ(p.chunker_for("README.md")->plugin, "text");
+  ASSERT_EQ(p.chunkers_for("a/b.py").size(), 1u);
+  EXPECT_EQ(p.chunkers_for("a/b.py")[0]->plugin, "python");
+  EXPECT_EQ(p.chunkers_for("README.md")[0]->plugin, "text");
   EXPECT_EQ(p.retriever.plugin, "bm25");
   EXPECT_EQ(p.index_dir, "index/mini");
+}
+
+TEST(Pipeline, ContinueHandsAFileToTheNextMatchingRuleToo) {
+  std::string yaml = kValid;
+  yaml.replace(yaml.find("    options: {max_chunk_size: 500}"), 34, "    options: {max_chunk_size: 500}\n    continue: true");
+  testing::TempDir dir;
+  const Pipeline p = Pipeline::load(dir.write("p.yaml", yaml));
+  const auto rules = p.chunkers_for("a/b.py");
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0]->plugin, "python");
+  EXPECT_EQ(rules[1]->plugin, "text");
+  EXPECT_EQ(p.chunkers_for("README.md").size(), 1u);
+  EXPECT_NE(p.content_hash(), Pipeline::load(dir.write("q.yaml", kValid)).content_hash());
+  yaml.replace(yaml.find("continue: true"), 14, "continue: maybe");
+  EXPECT_THAT(load_error(yaml), HasSubstr("chunkers[0].continue must be true or false"));
 }
 
 TEST(Pipeline, HashFollowsContentNotNames) {

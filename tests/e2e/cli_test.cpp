@@ -219,6 +219,33 @@ TEST_F(CliTest, CompareTwoPipelines) {
   expect_error("compare pipeline.yaml clash.yaml --dataset answered.json", "use the same index folder");
 }
 
+TEST_F(CliTest, SeveralGranularitiesNeverRepeatTheSameText) {
+  // Markdown is chunked twice, by sections and in 300-character windows; results must not list
+  // two spans of one file that mostly overlap.
+  dir_.write("two.yaml", R"(
+corpus: {root: repo}
+chunkers:
+  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 400}, continue: true}
+  - {plugin: text, files: "**/*.md", options: {max_chunk_size: 300}}
+  - {plugin: text, files: "**"}
+retriever: {plugin: bm25}
+index: index-two
+)");
+  ASSERT_EQ(rag(dir_.path(), "index --pipeline two.yaml").status, 0);
+  const Outcome r = rag(dir_.path(), "search 'guide quantization installation awq' --k 10 --pipeline two.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json hits = json::parse(r.out)["retrieved_chunks"];
+  ASSERT_GE(hits.size(), 2u);
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    for (std::size_t j = i + 1; j < hits.size(); ++j) {
+      if (hits[i]["filename"] != hits[j]["filename"]) continue;
+      const auto a0 = hits[i]["starting_character"].get<std::size_t>(), a1 = hits[i]["ending_character"].get<std::size_t>();
+      const auto b0 = hits[j]["starting_character"].get<std::size_t>(), b1 = hits[j]["ending_character"].get<std::size_t>();
+      const std::size_t overlap = std::min(a1, b1) > std::max(a0, b0) ? std::min(a1, b1) - std::max(a0, b0) : 0;
+      EXPECT_LE(2 * overlap, std::min(a1 - a0, b1 - b0)) << i << " and " << j;
+    }
+}
+
 TEST_F(CliTest, PluginsListsWhatItFound) {
   const Outcome r = rag(dir_.path(), "plugins");
   ASSERT_EQ(r.status, 0);

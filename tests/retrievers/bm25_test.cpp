@@ -80,8 +80,37 @@ TEST(Bm25Retriever, SavesAndLoads) {
   EXPECT_THROW(other->load(dir.path(), std::vector<Chunk>(5, chunk("x"))), Error);
 }
 
+TEST(Bm25Retriever, FeedbackExpandsTheQueryWithTermsOfTheBestChunks) {
+  // "cherry" alone finds chunk 1; feedback from it adds "apple", which reaches chunk 0.
+  const auto plain = make("{}");
+  EXPECT_EQ(plain->search("cherry", 10).size(), 1u);
+  const auto expanded = make("{feedback: {documents: 1, terms: 5, weight: 0.5}}");
+  const auto hits = expanded->search("cherry", 10);
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].chunk, 1u);
+  EXPECT_EQ(hits[1].chunk, 0u);
+}
+
+TEST(Bm25Retriever, FileWeightLiftsChunksOfFilesThatMatchElsewhere) {
+  // Chunks 0 and 2 match "alpha" equally; chunk 1, in chunk 0's file, matches "beta".
+  const std::vector<Chunk> chunks = {{"a.txt", "text", "", 0, 5, 0, 5, "alpha"},
+                                     {"a.txt", "text", "", 6, 10, 6, 10, "beta"},
+                                     {"b.txt", "text", "", 0, 5, 0, 5, "alpha"}};
+  YAML::Node node = YAML::Load("{index_path: false, index_section: false, file_weight: 0.5}");
+  Options options(node, "test");
+  Bm25Retriever r(options);
+  r.build(chunks);
+  const auto hits = r.search("alpha beta", 3);
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].chunk, 1u);  // beta, lifted by alpha in the same file, or alpha lifted by beta
+  EXPECT_EQ(hits[1].chunk, 0u);
+  EXPECT_EQ(hits[2].chunk, 2u);
+  EXPECT_GT(hits[1].score, hits[2].score);
+}
+
 TEST(Bm25Retriever, RejectsBadOptions) {
-  for (const char* yaml : {"{variant: bm26}", "{k1: -1}", "{b: 2}", "{k3: 1}"}) {
+  for (const char* yaml : {"{variant: bm26}", "{k1: -1}", "{b: 2}", "{k3: 1}", "{feedback: {documents: -1}}",
+                           "{feedback: {weight: 2}}", "{feedback: {dokuments: 3}}", "{file_weight: -1}"}) {
     YAML::Node node = YAML::Load(yaml);
     Options options(node, "test");
     EXPECT_THROW(Bm25Retriever{options}, Error) << yaml;

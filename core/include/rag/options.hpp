@@ -37,6 +37,9 @@ class Options {
 
   /// The nested mapping at `key` (empty when absent). Its unknown keys are its own to check.
   Options child(std::string_view key);
+  /// The mappings of the list at `key` (empty when absent), each named "<where>.key[i]".
+  /// Throws when `key` holds anything but a list.
+  std::vector<Options> children(std::string_view key);
   /// Keys present in the mapping, in file order.
   std::vector<std::string> keys() const;
   const std::string& where() const { return where_; }

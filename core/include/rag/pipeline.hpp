@@ -15,6 +15,9 @@ struct ChunkerRule {
   std::vector<std::string> files;  ///< globs (see glob.hpp); the first rule that matches a file wins
   YAML::Node options;              ///< handed to the plugin, which validates them
   std::string where;               ///< "configs/x.yaml: chunkers[0]" for messages
+  /// `continue: true`: the files this rule chunks are also handed to the next matching rule,
+  /// so that one file can be indexed at several granularities.
+  bool continues = false;
 };
 
 struct PluginChoice {
@@ -51,8 +54,9 @@ struct Pipeline {
   /// Sets `key` to `value` in the options of every chunker (e.g. --max_chunk_size).
   void set_chunker_option(const std::string& key, const YAML::Node& value);
 
-  /// The rule for a path relative to the corpus root, or nullptr when no rule matches.
-  const ChunkerRule* chunker_for(std::string_view relative_path) const;
+  /// The rules that chunk a path relative to the corpus root, in order: the first that matches,
+  /// and after a rule with `continue: true` the next one that matches too. Empty when none does.
+  std::vector<const ChunkerRule*> chunkers_for(std::string_view relative_path) const;
 
   /// A digest of everything that decides what the index holds (corpus rules, chunkers,
   /// retriever), not of names, descriptions or comments.

@@ -1,6 +1,7 @@
 #include "extractive_generator.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -12,15 +13,11 @@ namespace {
 
 constexpr const char* kNoAnswer = "The retrieved sources do not answer this question.";
 // A source's rank counts, but a good sentence of the third source beats a poor one of the first.
-constexpr double kRankDecay = 0.15;
-// Code lines are the evidence for code questions, yet a sentence says the same more readably.
-constexpr double kCodeFactor = 0.85;
-// Units with fewer terms than this are labels ("Example:", "return x") more than answers.
-constexpr std::size_t kShortUnitTerms = 3;
+constexpr double kRankDecay = 0.3;
 // Further units must score at least this share of the best one.
-constexpr double kFollowShare = 0.6;
-// Code lines that follow a unit ending in ':' ("Run the server:"), added with it.
-constexpr std::size_t kMaxFollowLines = 4;
+constexpr double kFollowShare = 0.5;
+// Units that follow one ending in ':' ("Run the server:"), added with it.
+constexpr std::size_t kMaxFollowUnits = 4;
 
 std::string_view trim(std::string_view s) {
   const auto begin = s.find_first_not_of(" \t\r\f\v");
@@ -69,47 +66,123 @@ bool after_abbreviation(std::string_view text, std::size_t start) {
   return false;
 }
 
-// Collects the units of one source.
+// How much a code line opens brackets ("foo(a," is +1), strings and comments left out.
+int bracket_balance(std::string_view line) {
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      break;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return depth;
+}
+
+// Markdown links keep their words only: "[the guide](url)" and "[LLM][vllm.LLM]" read as "the
+// guide" and "LLM"; a MyST role before code ("{class}`x`") is dropped.
+std::string plain_links(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '[') {
+      const std::size_t close = text.find(']', i);
+      if (close != std::string_view::npos && close + 1 < text.size() &&
+          (text[close + 1] == '(' || text[close + 1] == '[')) {
+        const std::size_t end = text.find(text[close + 1] == '(' ? ')' : ']', close + 1);
+        if (end != std::string_view::npos && text.substr(i + 1, close - i - 1).find('[') == std::string_view::npos) {
+          out += text.substr(i + 1, close - i - 1);
+          i = end;
+          continue;
+        }
+      }
+    } else if (text[i] == '{') {
+      const std::size_t close = text.find('}', i);
+      if (close != std::string_view::npos && close + 1 < text.size() && text[close + 1] == '`' &&
+          text.substr(i + 1, close - i - 1).find_first_not_of("abcdefghijklmnopqrstuvwxyz:-") ==
+              std::string_view::npos) {
+        i = close;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+// Collects the units of one source: sentences of prose, and code statements, each a whole
+// logical line (brackets closed, no trailing backslash) of at most kMaxStatementLines lines.
 class UnitWriter {
  public:
-  UnitWriter(std::vector<ExtractiveGenerator::Unit>& out, std::size_t evidence) : out_(out), evidence_(evidence) {}
+  UnitWriter(std::vector<ExtractiveGenerator::Unit>& out, std::size_t evidence, bool markdown)
+      : out_(out), evidence_(evidence), markdown_(markdown) {}
 
   void code(std::string_view line) {
-    flush();
-    add(std::string(trim_right(line)), true);
+    flush_prose();
+    const std::string_view t = trim_right(line);
+    if (!statement_.empty()) statement_ += '\n';
+    statement_ += t;
+    ++statement_lines_;
+    depth_ += bracket_balance(t);
+    const bool continued = depth_ > 0 || (!t.empty() && t.back() == '\\');
+    if (!continued || statement_lines_ >= kMaxStatementLines) end_statement();
   }
-  // A unit on its own: a list item's first line, a table row.
+  bool in_statement() const { return !statement_.empty(); }
+  // A unit on its own: a list item (with the lines that continue it), a table row, a comment.
   void prose_line(std::string_view text) {
     flush();
     paragraph_ = std::string(trim(text));
+    item_ = true;
   }
   void prose(std::string_view text) {
+    end_statement();
     const std::string_view t = trim(text);
-    if (t.empty()) return flush();
+    if (t.empty()) return flush_prose();
     if (!paragraph_.empty()) paragraph_ += ' ';
     paragraph_ += t;
   }
-  // Ends the paragraph being gathered, cutting it into sentences.
   void flush() {
-    const std::string_view p = paragraph_;
-    std::size_t begin = 0;
-    for (const std::size_t start : sentence_starts(p, {0, p.size()})) {
-      if (after_abbreviation(p, start)) continue;
-      add(std::string(trim(p.substr(begin, start - begin))), false);
-      begin = start;
-    }
-    add(std::string(trim(p.substr(begin))), false);
-    paragraph_.clear();
+    end_statement();
+    flush_prose();
   }
 
  private:
+  static constexpr std::size_t kMaxStatementLines = 12;
+
+  void end_statement() {
+    add(std::move(statement_), true);
+    statement_.clear();
+    statement_lines_ = 0;
+    depth_ = 0;
+  }
+  // Ends the paragraph being gathered, cutting it into sentences.
+  void flush_prose() {
+    const std::string p = markdown_ ? plain_links(paragraph_) : paragraph_;
+    std::size_t begin = 0;
+    for (const std::size_t start : sentence_starts(p, {0, p.size()})) {
+      if (after_abbreviation(p, start)) continue;
+      add(std::string(trim(std::string_view(p).substr(begin, start - begin))), false);
+      begin = start;
+    }
+    add(std::string(trim(std::string_view(p).substr(begin))), false);
+    paragraph_.clear();
+    item_ = false;
+  }
   void add(std::string text, bool is_code) {
     if (trim(text).empty()) return;
     ExtractiveGenerator::Unit u;
     u.evidence = evidence_;
-    u.position = out_.size();
     u.code = is_code;
     u.chars = utf8::count_code_points(trim(text));
+    u.item = item_;
     u.ends_with_colon = !is_code && text.back() == ':';
     u.text = std::move(text);
     out_.push_back(std::move(u));
@@ -117,7 +190,12 @@ class UnitWriter {
 
   std::vector<ExtractiveGenerator::Unit>& out_;
   std::size_t evidence_;
+  bool markdown_;
   std::string paragraph_;
+  bool item_ = false;  // the paragraph is a list item, a table row or a comment
+  std::string statement_;
+  std::size_t statement_lines_ = 0;
+  int depth_ = 0;
 };
 
 void split_markdown(std::string_view text, UnitWriter& w, bool fences) {
@@ -150,7 +228,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool fences) {
 void split_python(std::string_view text, UnitWriter& w) {
   std::string_view quote;  // the open docstring's quotes, empty outside one
   for (const std::string_view line : lines_of(text)) {
-    std::string_view t = trim(line);
+    const std::string_view t = trim(line);
     if (!quote.empty()) {
       const auto close = t.find(quote);
       w.prose(t.substr(0, close));
@@ -158,6 +236,10 @@ void split_python(std::string_view text, UnitWriter& w) {
         w.flush();
         quote = {};
       }
+      continue;
+    }
+    if (w.in_statement()) {
+      w.code(line);
       continue;
     }
     std::size_t prefix = 0;  // string prefixes: r"""...""", b'''...'''
@@ -171,14 +253,54 @@ void split_python(std::string_view text, UnitWriter& w) {
       if (close == std::string_view::npos) quote = opening;
       else w.flush();
     } else if (!t.empty() && t[0] == '#') {
-      w.flush();
-      if (const auto words = t.find_first_not_of('#'); words != std::string_view::npos) w.prose_line(t.substr(words));
+      // Licence headers ("# SPDX-License-Identifier: ...") say nothing about the code.
+      const auto words = t.find_first_not_of("# ");
+      if (words != std::string_view::npos && t.substr(words, 5) != "SPDX-") w.prose_line(t.substr(words));
       w.flush();
     } else if (!t.empty()) {
       w.code(line);
     }
   }
   w.flush();
+}
+
+// The words of a question as the analyzer delimits them (word bytes, with '.' and '-' between
+// word bytes), so that each identifier is analysed on its own.
+std::vector<std::string_view> question_words(std::string_view text) {
+  const auto is_word_byte = [&](std::size_t i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    return std::isalnum(c) != 0 || c == '_' || c >= 0x80;
+  };
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_word_byte(i)) {
+      ++i;
+      continue;
+    }
+    const std::size_t begin = i;
+    while (i < text.size() &&
+           (is_word_byte(i) || ((text[i] == '.' || text[i] == '-') && i + 1 < text.size() && is_word_byte(i + 1))))
+      ++i;
+    words.push_back(text.substr(begin, i - begin));
+  }
+  return words;
+}
+
+// `text` cut to about `max_chars`: whole lines for code (at least one), words and an ellipsis
+// for prose.
+std::string shorten(const std::string& text, std::size_t max_chars, bool code) {
+  std::size_t bytes = 0;
+  for (std::size_t n = 0; bytes < text.size() && n < max_chars; ++n) {
+    ++bytes;
+    while (bytes < text.size() && !utf8::is_lead_byte(static_cast<unsigned char>(text[bytes]))) ++bytes;
+  }
+  if (bytes >= text.size()) return text;
+  if (code) {
+    const std::size_t line_end = text.rfind('\n', bytes);
+    return text.substr(0, line_end == std::string::npos || line_end == 0 ? text.find('\n') : line_end);
+  }
+  const std::size_t space = text.rfind(' ', bytes);
+  return text.substr(0, space == std::string::npos || space == 0 ? bytes : space) + " …";
 }
 
 std::size_t indentation(std::string_view line) {
@@ -207,14 +329,14 @@ ExtractiveGenerator::ExtractiveGenerator(Options& options) : analyzer_(AnalyzerC
 }
 
 std::string ExtractiveGenerator::describe() const {
-  return "extractive (at most " + std::to_string(max_units_) + " sentences or lines, " + std::to_string(max_chars_) +
+  return "extractive (at most " + std::to_string(max_units_) + " sentences or statements, " + std::to_string(max_chars_) +
          " characters)";
 }
 
 std::vector<ExtractiveGenerator::Unit> ExtractiveGenerator::split_units(const Evidence& evidence,
                                                                        std::size_t evidence_index) {
   std::vector<Unit> units;
-  UnitWriter writer(units, evidence_index);
+  UnitWriter writer(units, evidence_index, evidence.kind != "python");
   if (evidence.kind == "python") split_python(evidence.text, writer);
   else split_markdown(evidence.text, writer, evidence.kind == "markdown");
   return units;
@@ -236,19 +358,52 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
     return std::binary_search(terms[u].begin(), terms[u].end(), term);
   };
 
-  // Query terms weigh by how rare they are among the units, so that a term every source shares
-  // ("vllm") counts less than the one that singles out the answer.
-  std::map<std::string, double> weight;
-  double total = 0;
-  for (const auto& q : analyzer_.analyze(request.question)) {
-    if (weight.count(q)) continue;
+  // The question's words, each with the terms it analyses to: an identifier gives its parts and
+  // then itself whole. A word weighs by its rarest term among the units, so that a word every
+  // source shares ("vllm") counts less than one that singles out the answer; a unit covers a
+  // word fully with the whole identifier, or by the share of its parts it contains.
+  struct QueryWord {
+    std::vector<std::string> parts;
+    std::string whole;
+    double weight = 0;
+  };
+  const auto document_frequency = [&](const std::string& term) {
     std::size_t df = 0;
-    for (std::size_t u = 0; u < units.size(); ++u) df += has(u, q);
-    if (df == 0) continue;
-    weight[q] = std::log(1.0 + static_cast<double>(units.size()) / static_cast<double>(df));
-    total += weight[q];
+    for (std::size_t u = 0; u < units.size(); ++u) df += has(u, term);
+    return df;
+  };
+  std::vector<QueryWord> words;
+  double total = 0;
+  for (const std::string_view text : question_words(request.question)) {
+    QueryWord word;
+    word.parts = analyzer_.analyze(text);
+    if (word.parts.size() > 1) {  // the analyzer gives an identifier's parts, then the whole
+      word.whole = std::move(word.parts.back());
+      word.parts.pop_back();
+    }
+    for (const auto& term : word.parts)
+      if (const std::size_t df = document_frequency(term))
+        word.weight = std::max(word.weight, std::log(1.0 + static_cast<double>(units.size()) / static_cast<double>(df)));
+    const bool known = std::any_of(words.begin(), words.end(),
+                                   [&](const QueryWord& w) { return w.parts == word.parts && w.whole == word.whole; });
+    if (word.weight == 0 || known) continue;
+    total += word.weight;
+    words.push_back(std::move(word));
   }
   if (total == 0) return kNoAnswer;
+  const auto coverage = [&](std::size_t u) {
+    double covered = 0;
+    for (const auto& word : words) {
+      if (!word.whole.empty() && has(u, word.whole)) {
+        covered += word.weight;
+        continue;
+      }
+      std::size_t found = 0;
+      for (const auto& part : word.parts) found += has(u, part);
+      covered += word.weight * static_cast<double>(found) / static_cast<double>(word.parts.size());
+    }
+    return covered / total;
+  };
 
   const auto rank_factor = [&](const Unit& u) {
     const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
@@ -256,20 +411,16 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
   };
   std::vector<double> score(units.size(), 0.0);
   for (std::size_t u = 0; u < units.size(); ++u) {
-    double covered = 0;
-    for (const auto& [q, w] : weight) covered += has(u, q) ? w : 0.0;
+    const double covered = coverage(u);
     if (covered == 0) continue;
-    double s = covered / total * rank_factor(units[u]);
-    if (units[u].code) s *= kCodeFactor;
-    if (terms[u].size() < kShortUnitTerms) s *= 0.5;
-    score[u] = s + 0.02 / (1.0 + static_cast<double>(units[u].position));
+    score[u] = covered * rank_factor(units[u]);
   }
 
   // Greedy choice: the best unit, then others that score well and do not repeat it.
   std::vector<std::size_t> chosen;
   std::size_t used = 0;
   double first = 0;
-  while (chosen.size() < max_units_) {
+  for (std::size_t picks = 0; picks < max_units_; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
     for (std::size_t u = 0; u < units.size(); ++u) {
@@ -285,10 +436,11 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
     if (chosen.empty()) first = best_value;
     chosen.push_back(best);
     used += units[best].chars;
-    // A unit that announces code ("Start the server with:") brings the code with it.
+    // A unit that announces what follows ("Start the server with:", "Key capabilities:") brings
+    // the following code or list items with it.
     if (units[best].ends_with_colon)
-      for (std::size_t next = best + 1, lines = 0; next < units.size() && lines < kMaxFollowLines; ++next, ++lines) {
-        if (!units[next].code || units[next].evidence != units[best].evidence ||
+      for (std::size_t next = best + 1; next < units.size() && next <= best + kMaxFollowUnits; ++next) {
+        if (units[next].evidence != units[best].evidence || !(units[next].code || units[next].item) ||
             used + units[next].chars > max_chars_)
           break;
         if (std::find(chosen.begin(), chosen.end(), next) == chosen.end()) {
@@ -297,7 +449,14 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
         }
       }
   }
-  if (chosen.empty()) return kNoAnswer;
+  if (chosen.empty()) {
+    // Every unit that covers the question is longer than max_chars: quote the best one, cut.
+    const auto best = std::max_element(score.begin(), score.end()) - score.begin();
+    if (score[static_cast<std::size_t>(best)] == 0) return kNoAnswer;
+    chosen.push_back(static_cast<std::size_t>(best));
+    Unit& u = units[chosen.back()];
+    u.text = shorten(u.text, max_chars_, u.code);
+  }
 
   // One paragraph per source, the best source first; its units in text order.
   std::map<std::size_t, std::vector<std::size_t>> by_source;
@@ -315,33 +474,39 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
   for (const std::size_t s : sources) {
     std::vector<std::size_t>& list = by_source[s];
     std::sort(list.begin(), list.end());
-    const std::string citation = citations_ ? "[" + std::to_string(request.evidence[s].number) + "]" : "";
+    std::string citation;
+    if (citations_) citation.append("[").append(std::to_string(request.evidence[s].number)).append("]");
     std::string paragraph;  // the sentences and one-line code of the current block
     auto end_text = [&] {
       if (paragraph.empty()) return;
       if (!answer.empty()) answer += "\n\n";
-      answer += paragraph + (citation.empty() ? "" : " " + citation);
+      answer += paragraph;
+      if (!citation.empty()) answer.append(" ").append(citation);
       paragraph.clear();
     };
     for (std::size_t i = 0; i < list.size();) {
       const Unit& u = units[list[i]];
-      std::size_t run = i + 1;  // code lines that follow each other in the source
+      std::size_t run = i + 1;  // code statements that follow each other in the source
       while (u.code && run < list.size() && units[list[run]].code && list[run] == list[run - 1] + 1) ++run;
-      if (!u.code || run == i + 1) {
+      if (!u.code || (run == i + 1 && u.text.find('\n') == std::string::npos)) {
         if (!paragraph.empty()) paragraph += ' ';
         if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
         else paragraph += u.text;
-      } else {
-        const bool cited_before = !paragraph.empty();
-        end_text();
-        std::size_t indent = std::string::npos;
-        for (std::size_t k = i; k < run; ++k) indent = std::min(indent, indentation(units[list[k]].text));
-        if (!answer.empty()) answer += "\n\n";
-        if (!cited_before && !citation.empty()) answer += citation + ":\n";
-        answer += "```\n";
-        for (std::size_t k = i; k < run; ++k) answer += units[list[k]].text.substr(indent) + "\n";
-        answer += "```";
+        i = run;
+        continue;
       }
+      const bool cited_before = !paragraph.empty();
+      end_text();
+      std::vector<std::string_view> code;
+      for (std::size_t k = i; k < run; ++k)
+        for (const std::string_view line : lines_of(units[list[k]].text)) code.push_back(line);
+      std::size_t indent = std::string::npos;
+      for (const std::string_view line : code) indent = std::min(indent, indentation(line));
+      if (!answer.empty()) answer += "\n\n";
+      if (!cited_before && !citation.empty()) answer.append(citation).append(":\n");
+      answer += "```\n";
+      for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
+      answer += "```";
       i = run;
     }
     end_text();

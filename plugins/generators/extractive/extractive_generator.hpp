@@ -1,10 +1,11 @@
 #pragma once
 // The `extractive` generator: answers offline, with no model, by quoting the evidence. It cuts
-// each source into sentences (prose, docstrings, comments) and lines (code, which it never cuts),
-// scores them by how much of the question they cover (query terms weighted by how rare they are
-// in the evidence), the rank of their source and their place in it, picks the best few without
-// repeating itself, and writes them in order, each group cited with its source number.
-// Deterministic: the same request always gives the same answer.
+// each source into units: sentences (prose, docstrings, comments) and code statements (whole
+// logical lines, never cut). It scores them by how much of the question they cover (question
+// words weighted by how rare they are among the units) and by the rank of their source, picks the
+// best few without repeating itself, and writes them one paragraph per source, best source first,
+// in text order, each cited with its source number. Deterministic: the same request always gives
+// the same answer.
 #include <string>
 #include <vector>
 
@@ -16,26 +17,29 @@ namespace rag {
 
 class ExtractiveGenerator final : public Generator {
  public:
-  /// Options: max_chars (code points of quoted text, default 300; a single sentence or line
-  /// longer than that is left out), max_units (sentences or lines, default 3), citations (add
-  /// [n] after each source's part, default true).
+  /// Options: max_chars (code points of quoted text, default 300; longer sentences and code
+  /// statements are passed over unless nothing else covers the question, and then cut at a word,
+  /// or kept to whole lines), max_units (sentences or statements chosen, default 3, not counting
+  /// what a unit ending in ':' brings along), citations (cite each source's part as [n], default
+  /// true).
   explicit ExtractiveGenerator(Options& options);
 
   std::string generate(const GenerationRequest& request) override;
   std::string describe() const override;
 
-  /// A sentence or a code line of a source, in the source's order.
+  /// A sentence or a code statement of a source.
   struct Unit {
     std::size_t evidence = 0;  ///< index in the request's evidence
-    std::size_t position = 0;  ///< order within its source
     bool code = false;
     std::string text;
     std::size_t chars = 0;
+    bool item = false;             ///< a list item, a table row or a comment line
     bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
   };
-  /// The units of one source, by its kind: Python is code lines plus docstring and comment
-  /// sentences; Markdown is sentences, list items and table rows, with fenced code as lines;
-  /// anything else is sentences. Headings are left out.
+  /// The units of one source, in text order, by its kind: Python is code statements plus
+  /// docstring and comment sentences; Markdown is sentences, list items and table rows (links
+  /// reduced to their words), with fenced code as statements; anything else is sentences.
+  /// Headings, admonition titles and licence headers are left out.
   static std::vector<Unit> split_units(const Evidence& evidence, std::size_t evidence_index);
 
  private:

@@ -32,6 +32,9 @@ HttpJsonClient::HttpJsonClient(const std::string& base_url, double timeout_secon
   connection_->client.set_read_timeout(whole, micros);
   connection_->client.set_write_timeout(whole, micros);
   connection_->client.set_keep_alive(true);
+  // Without it, a request's body waits behind its headers for the server's delayed ACK (~40 ms)
+  // once the kept-alive connection has left TCP's quick-ACK start.
+  connection_->client.set_tcp_nodelay(true);
 }
 
 HttpJsonClient::~HttpJsonClient() = default;

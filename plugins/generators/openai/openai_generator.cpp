@@ -111,7 +111,8 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
     const HttpReply reply = client_.post("/chat/completions", body.dump(), headers);
     if (reply.failure != HttpReply::Failure::none) fail_transport(reply);
     if (reply.status != 200) fail_status(reply);
-    const json* content = choice_content(json::parse(reply.body, nullptr, false), "message");
+    const json answer = json::parse(reply.body, nullptr, false);
+    const json* content = choice_content(answer, "message");
     if (content == nullptr) throw not_json(reply.body);
     return without_thinking(content->get<std::string>());
   }

@@ -1,6 +1,9 @@
 #include "bm25_retriever.hpp"
 
-#include "rag/score_accumulator.hpp"
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
 
 namespace rag {
 namespace {
@@ -12,6 +15,12 @@ constexpr const char* kFile = "bm25.bin";
 
 Bm25Retriever::Bm25Retriever(Options& options) : parameters_(Bm25Parameters::from_options(options)) {
   fields_ = IndexedFields::from_options(options);
+  Options feedback = options.child("feedback");
+  feedback_.documents = static_cast<std::size_t>(feedback.get_integer("documents", 0, 0, 1000));
+  feedback_.terms = static_cast<std::size_t>(feedback.get_integer("terms", 20, 1, 1000));
+  feedback_.weight = feedback.get_number("weight", 0.2, 0.0, 1.0);
+  feedback.finish();
+  file_weight_ = options.get_number("file_weight", 0.0, 0.0, 100.0);
   Options analysis = options.child("analysis");
   analyzers_ = std::make_unique<AnalyzerSet>(analysis);
   options.finish();
@@ -19,7 +28,7 @@ Bm25Retriever::Bm25Retriever(Options& options) : parameters_(Bm25Parameters::fro
 
 void Bm25Retriever::build(ChunkList chunks) {
   index_.build(chunks, *analyzers_, fields_);
-  prepare();
+  prepare(chunks);
 }
 
 void Bm25Retriever::save(const std::filesystem::path& dir) const {
@@ -32,33 +41,108 @@ void Bm25Retriever::load(const std::filesystem::path& dir, ChunkList chunks) {
   BinaryReader in(dir / kFile, "bm25", kFormat);
   index_.load(in, chunks.size());
   in.expect_end();
-  prepare();
+  prepare(chunks);
 }
 
-void Bm25Retriever::prepare() {
+void Bm25Retriever::prepare(ChunkList chunks) {
+  chunks_ = chunks;
+  std::unordered_map<std::string_view, std::uint32_t> files;
+  file_of_.resize(chunks.size());
+  for (std::size_t i = 0; i < chunks.size(); ++i)
+    file_of_[i] = files.emplace(chunks[i].file_path, static_cast<std::uint32_t>(files.size())).first->second;
   const double average = index_.average_length() > 0 ? index_.average_length() : 1.0;
   length_norm_.resize(index_.chunk_count());
   for (std::uint32_t d = 0; d < length_norm_.size(); ++d)
     length_norm_[d] = 1.0 - parameters_.b + parameters_.b * index_.length(d) / average;
 }
 
-std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {
+void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) const {
   const auto n = static_cast<double>(index_.chunk_count());
-  ScoreAccumulator scores(index_.chunk_count());
-  const auto& analyzers = analyzers_->analyzers();
-  for (std::uint32_t a = 0; a < analyzers.size(); ++a) {
-    for (const auto& [term, count] : count_terms(analyzers[a]->analyze(query))) {
+  for (std::uint32_t a = 0; a < terms.size(); ++a)
+    for (const auto& [term, weight] : terms[a]) {
       const auto postings = index_.postings(term);
       if (postings.chunks.empty()) continue;
       const double idf = bm25_idf(parameters_, n, static_cast<double>(postings.chunks.size()));
       for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
         const std::uint32_t d = postings.chunks[i];
         if (index_.analyzer_of(d) != a) continue;
-        scores.add(d, count * idf * bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[d]));
+        scores.add(d, weight * idf * bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[d]));
       }
     }
+}
+
+Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, const std::vector<Hit>& top) const {
+  const auto n = static_cast<double>(index_.chunk_count());
+  double total = 0;
+  for (const Hit& h : top) total += std::max(0.0, h.score);
+  if (total <= 0) return terms;
+  const auto& analyzers = analyzers_->analyzers();
+  WeightedTerms expanded(terms.size());
+  for (std::uint32_t a = 0; a < terms.size(); ++a) {
+    // The relevance model: each term's share of a feedback chunk, by the chunk's share of the
+    // scores, by idf so that words common everywhere do not take over.
+    std::map<std::string, double> model;
+    for (const Hit& h : top) {
+      if (index_.analyzer_of(h.chunk) != a) continue;
+      const auto counted = count_terms(analyzers[a]->analyze(chunks_[h.chunk].text));
+      double length = 0;
+      for (const auto& [term, count] : counted) length += count;
+      for (const auto& [term, count] : counted) {
+        const auto df = static_cast<double>(index_.postings(term).chunks.size());
+        model[term] += count / length * std::max(0.0, h.score) / total * std::log(n / std::max(1.0, df));
+      }
+    }
+    std::vector<std::pair<double, std::string>> best;
+    for (const auto& [term, weight] : model) best.emplace_back(weight, term);
+    const std::size_t keep = std::min(feedback_.terms, best.size());
+    std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(keep), best.end(), std::greater<>());
+    best.resize(keep);
+    double model_sum = 0, query_sum = 0;
+    for (const auto& [weight, term] : best) model_sum += weight;
+    for (const auto& [term, weight] : terms[a]) query_sum += weight;
+    std::map<std::string, double> mixed;
+    for (const auto& [term, weight] : terms[a]) mixed[term] += (1 - feedback_.weight) * weight / query_sum;
+    if (model_sum > 0)
+      for (const auto& [weight, term] : best) mixed[term] += feedback_.weight * weight / model_sum;
+    expanded[a].assign(mixed.begin(), mixed.end());
   }
-  return scores.top(k);
+  return expanded;
+}
+
+std::vector<Hit> Bm25Retriever::boost_by_file(const ScoreAccumulator& scores, std::size_t k) const {
+  // The two best scores of each file: a chunk is boosted by the best of the others.
+  std::unordered_map<std::uint32_t, std::pair<double, double>> best;
+  const std::vector<Hit> all = scores.top(scores.touched().size());
+  for (const Hit& h : all) {
+    auto& [first, second] = best[file_of_[h.chunk]];
+    if (h.score > first) {
+      second = first;
+      first = h.score;
+    } else if (h.score > second) {
+      second = h.score;
+    }
+  }
+  ScoreAccumulator boosted(index_.chunk_count());
+  for (const Hit& h : all) {
+    const auto& [first, second] = best[file_of_[h.chunk]];
+    boosted.add(h.chunk, h.score + file_weight_ * (h.score == first ? second : first));
+  }
+  return boosted.top(k);
+}
+
+std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {
+  const auto& analyzers = analyzers_->analyzers();
+  WeightedTerms terms(analyzers.size());
+  for (std::uint32_t a = 0; a < analyzers.size(); ++a)
+    for (auto& [term, count] : count_terms(analyzers[a]->analyze(query))) terms[a].emplace_back(std::move(term), count);
+  ScoreAccumulator scores(index_.chunk_count());
+  score(terms, scores);
+  if (feedback_.documents > 0) {
+    ScoreAccumulator second(index_.chunk_count());
+    score(expand(terms, scores.top(feedback_.documents)), second);
+    scores = std::move(second);
+  }
+  return file_weight_ > 0 ? boost_by_file(scores, k) : scores.top(k);
 }
 
 }  // namespace rag

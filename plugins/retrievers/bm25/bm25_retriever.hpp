@@ -4,14 +4,26 @@
 #include "rag/analyzer.hpp"
 #include "rag/inverted_index.hpp"
 #include "rag/retriever.hpp"
+#include "rag/score_accumulator.hpp"
 
 namespace rag {
 
 class Bm25Retriever final : public Retriever {
  public:
   /// Options: variant (robertson | lucene | bm25l | bm25plus), k1, b, delta (see
-  /// Bm25Parameters), index_path, index_section (see IndexedFields), analysis (see AnalyzerSet).
+  /// Bm25Parameters), index_path, index_section (see IndexedFields), analysis (see AnalyzerSet),
+  /// feedback (see Feedback) and file_weight: each chunk also gets file_weight times the best
+  /// score of another chunk of its file, so that files that match as a whole rise together.
   explicit Bm25Retriever(Options& options);
+
+  /// Pseudo-relevance feedback (RM3): the query is expanded with the `terms` terms that weigh
+  /// most in the `documents` best chunks of a first search (term share x chunk score x idf),
+  /// mixed in with `weight`; documents = 0 turns it off.
+  struct Feedback {
+    std::size_t documents = 0;
+    std::size_t terms = 20;
+    double weight = 0.2;
+  };
 
   void build(ChunkList chunks) override;
   void save(const std::filesystem::path& dir) const override;
@@ -19,13 +31,22 @@ class Bm25Retriever final : public Retriever {
   std::vector<Hit> search(std::string_view query, std::size_t k) const override;
 
  private:
-  void prepare();
+  void prepare(ChunkList chunks);
+  /// Query terms with weights, per analyzer of the AnalyzerSet.
+  using WeightedTerms = std::vector<std::vector<std::pair<std::string, double>>>;
+  void score(const WeightedTerms& terms, ScoreAccumulator& scores) const;
+  WeightedTerms expand(const WeightedTerms& terms, const std::vector<Hit>& top) const;
+  std::vector<Hit> boost_by_file(const ScoreAccumulator& scores, std::size_t k) const;
 
   Bm25Parameters parameters_;
   IndexedFields fields_;
   std::unique_ptr<AnalyzerSet> analyzers_;
   InvertedIndex index_;
+  Feedback feedback_;
+  double file_weight_ = 0;
   std::vector<double> length_norm_;  ///< 1 - b + b * |d| / avgdl, per chunk
+  std::vector<std::uint32_t> file_of_;  ///< a number per file, per chunk
+  ChunkList chunks_;                    ///< the chunks searched, for feedback
 };
 
 }  // namespace rag

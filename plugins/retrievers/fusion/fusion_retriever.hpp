@@ -1,0 +1,43 @@
+#pragma once
+// The `fusion` retriever: runs several retrievers (any plugins, named in the pipeline) over the
+// same chunks and merges their rankings, by reciprocal rank fusion or by a weighted sum of
+// normalised scores.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rag/plugin.hpp"
+
+namespace rag {
+
+class FusionRetriever final : public Retriever {
+ public:
+  enum class Method { rrf, weighted };
+
+  /// Options: method (rrf | weighted, default rrf), rrf_k (default 60), depth (results taken
+  /// from each retriever, default 100), retrievers (a list of {plugin, weight, options}, at
+  /// least one). With rrf a chunk scores sum(weight / (rrf_k + rank)); with weighted,
+  /// sum(weight * score / best score of that retriever).
+  FusionRetriever(Options& options, const PluginHost& host);
+
+  void build(ChunkList chunks) override;
+  void save(const std::filesystem::path& dir) const override;
+  void load(const std::filesystem::path& dir, ChunkList chunks) override;
+  std::vector<Hit> search(std::string_view query, std::size_t k) const override;
+
+ private:
+  struct Member {
+    std::string plugin;
+    double weight = 1.0;
+    std::unique_ptr<Retriever> retriever;
+  };
+  std::filesystem::path member_dir(const std::filesystem::path& dir, std::size_t i) const;
+
+  Method method_ = Method::rrf;
+  double rrf_k_ = 60;
+  std::size_t depth_ = 100;
+  std::size_t chunk_count_ = 0;
+  std::vector<Member> members_;
+};
+
+}  // namespace rag

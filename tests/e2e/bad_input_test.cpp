@@ -1,0 +1,632 @@
+// The catalogue of bad inputs, each run through the real `rag` binary. An error is a non-zero
+// exit (not a signal), exactly one line on stderr starting with "error:" that names the problem,
+// and no output file, whole or partial. Inputs that are not errors (a binary corpus file, k above
+// the number of chunks) give a note or a warning and the run goes on.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "e2e/rag_process.hpp"
+
+namespace rag {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+using testing::Outcome;
+using testing::run_rag;
+
+constexpr const char* kPipeline = R"(
+corpus:
+  root: repo
+chunkers:
+  - {plugin: python, files: "**/*.py", options: {max_chunk_size: 400}}
+  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 400}}
+  - {plugin: text, files: "**", options: {max_chunk_size: 400}}
+retriever:
+  plugin: bm25
+index: index
+)";
+
+// Code points of UTF-8 text, for comparing spans with Python's string indexing.
+std::u32string decode(const std::string& text) {
+  std::u32string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    char32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir_ / "repo", fs::copy_options::recursive);
+    dir_.write("pipeline.yaml", kPipeline);
+  }
+
+  Outcome rag(const std::string& args, const std::string& prefix = "") const { return run_rag(dir_.path(), args, prefix); }
+
+  // The pipeline with `from` replaced by `to`, written to `name`.
+  void write_variant(const std::string& name, const std::string& from, const std::string& to) const {
+    std::string text = kPipeline;
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    dir_.write(name, text.replace(at, from.size(), to));
+  }
+
+  void index() const {
+    const Outcome r = rag("index --pipeline pipeline.yaml");
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+
+  // A failed command: non-zero exit that is not a signal, one "error:" line mentioning
+  // `expected`, and no temporary file left anywhere in the test folder.
+  Outcome expect_error(const std::string& args, const std::string& expected, const std::string& prefix = "") const {
+    const Outcome r = rag(args, prefix);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_LT(r.status, 128) << args << ": killed by a signal";
+    EXPECT_THAT(r.err, StartsWith("error: ")) << args;
+    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << ": " << r.out;
+    expect_no_temporaries();
+    return r;
+  }
+
+  // A command that goes on: exit 0, and `expected` on stderr.
+  Outcome expect_success(const std::string& args, const std::string& expected = "") const {
+    const Outcome r = rag(args);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
+    return r;
+  }
+
+  void expect_no_temporaries() const {
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir_.path(), ec), end; !ec && it != end; it.increment(ec))
+      EXPECT_EQ(it->path().filename().string().find(".tmp-"), std::string::npos) << it->path() << " was left behind";
+  }
+
+  // Root ignores file permissions: tests of unreadable or unwritable paths drop to `nobody`.
+  static std::string unprivileged() {
+    return ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups --" : "";
+  }
+
+  std::string generation_file(const std::string& name) const {
+    const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+    return "index/" + manifest["generation"].get<std::string>() + "/" + name;
+  }
+
+  testing::TempDir dir_;
+};
+
+// --- corpus -----------------------------------------------------------------------------------
+
+TEST_F(BadInput, CorpusFolderMissing) {
+  write_variant("p.yaml", "root: repo", "root: nowhere");
+  expect_error("index --pipeline p.yaml", "corpus folder 'nowhere' (corpus.root in p.yaml) does not exist");
+  EXPECT_FALSE(fs::exists(dir_ / "index"));
+}
+
+TEST_F(BadInput, CorpusFolderIsAFile) {
+  write_variant("p.yaml", "root: repo", "root: repo/notes.txt");
+  expect_error("index --pipeline p.yaml", "is not a folder");
+}
+
+TEST_F(BadInput, CorpusFolderEmpty) {
+  fs::create_directories(dir_ / "empty");
+  write_variant("p.yaml", "root: repo", "root: empty");
+  expect_error("index --pipeline p.yaml", "gave no chunks (0 files matched corpus.include)");
+  EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));
+}
+
+TEST_F(BadInput, CorpusOfOnlyBinaryFiles) {
+  dir_.write("bin/a.py", std::string("\x7f" "ELF\0\0\x01", 7));
+  dir_.write("bin/b.md", "caf\xe9");
+  write_variant("p.yaml", "root: repo", "root: bin");
+  expect_error("index --pipeline p.yaml", "2 files matched corpus.include, 2 passed over, e.g. a.py: skipped, binary");
+}
+
+TEST_F(BadInput, BinaryAndNonUtf8FilesArePassedOverWithANote) {
+  dir_.write("repo/blob.md", std::string("# Title\n\0\0\0", 11));
+  dir_.write("repo/latin1.py", "name = 'caf\xe9'\n");
+  dir_.write("repo/overlong.txt", "\xc0\xaf");  // an overlong '/' is not UTF-8
+  const Outcome r = expect_success("index --pipeline pipeline.yaml -v", "note: blob.md: skipped, binary (NUL bytes)");
+  EXPECT_THAT(r.err, HasSubstr("note: latin1.py: skipped, not valid UTF-8"));
+  EXPECT_THAT(r.err, HasSubstr("note: overlong.txt: skipped, not valid UTF-8"));
+  EXPECT_THAT(r.err, HasSubstr("(3 files passed over)"));
+  // Without -v, one line says how many and how to see them.
+  EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err, HasSubstr("3 files passed over; -v lists them"));
+}
+
+TEST_F(BadInput, UnreadableFileIsPassedOverWithANote) {
+  dir_.write("repo/secret.md", "# Secret\nnothing to see\n");
+  fs::permissions(dir_ / "repo/secret.md", fs::perms::none);
+  fs::create_directories(dir_ / "index");
+  fs::permissions(dir_ / "index", fs::perms::all);
+  const Outcome r = rag("index --pipeline pipeline.yaml -v", unprivileged());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("note: secret.md: skipped, "));
+  EXPECT_THAT(r.err, HasSubstr("Permission denied"));
+}
+
+TEST_F(BadInput, SymlinkLoopIsNotFollowed) {
+  fs::create_directory_symlink("..", dir_ / "repo/pkg/loop");
+  fs::create_symlink("self", dir_ / "repo/self");  // a link to itself
+  const Outcome r = expect_success("index --pipeline pipeline.yaml -v", "indexed 3 files");
+  EXPECT_THAT(r.err, Not(HasSubstr("loop")));
+}
+
+TEST_F(BadInput, HugeFileIsPassedOverWithANote) {
+  // Sparse: 100 MB on paper, nothing on disk. Over the default corpus.max_file_size (10 MB).
+  std::ofstream(dir_ / "repo/huge.md").close();
+  fs::resize_file(dir_ / "repo/huge.md", 100'000'000);
+  const Outcome r = expect_success("index --pipeline pipeline.yaml -v",
+                                   "note: huge.md: skipped, 100000000 bytes is over corpus.max_file_size");
+  EXPECT_THAT(r.err, HasSubstr("indexed 3 files"));
+}
+
+TEST_F(BadInput, BomCrlfAndLoneCrKeepOffsetsInCodePoints) {
+  const std::string bom = "\xEF\xBB\xBF# Caf\xC3\xA9 notes\r\n\r\nThe espresso machine warms up.\r\n";
+  const std::string lone_cr = "first line\rsecond line mentions the grinder\rthird\r";
+  const std::string crlf_py = "def brew(cups):\r\n    \"\"\"Brew coffee with the kettle.\"\"\"\r\n    return cups\r\n";
+  dir_.write("repo/bom.md", bom);
+  dir_.write("repo/lone_cr.txt", lone_cr);
+  dir_.write("repo/crlf.py", crlf_py);
+  index();
+  const Outcome found = expect_success("search 'espresso machine' --pipeline pipeline.yaml --k 1");
+  EXPECT_EQ(json::parse(found.out)["retrieved_chunks"][0]["filename"], "repo/bom.md");
+  ASSERT_EQ(rag("chunks --export chunks.jsonl --pipeline pipeline.yaml").status, 0);
+  std::ifstream lines(dir_ / "chunks.jsonl");
+  std::size_t checked = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const json c = json::parse(line);
+    const std::string file = c["file_path"];
+    // Python's open(f, newline='').read()[first:last]: the BOM is a code point, CR is kept.
+    const std::u32string all = decode(testing::read_all(dir_ / file));
+    const auto first = c["first_character_index"].get<std::size_t>();
+    const auto last = c["last_character_index"].get<std::size_t>();
+    ASSERT_LE(last, all.size()) << file;
+    EXPECT_EQ(all.substr(first, last - first), decode(c["text"])) << file;
+    checked += file == "repo/bom.md" || file == "repo/lone_cr.txt" || file == "repo/crlf.py";
+  }
+  EXPECT_GE(checked, 3u);
+}
+
+TEST_F(BadInput, FilesChangingOrVanishingWhileIndexing) {
+  // A writer rewrites, truncates, deletes and recreates files while `index` runs: every run ends
+  // with success or one clear error, and whatever index is committed loads and answers.
+  for (int i = 0; i < 60; ++i)
+    dir_.write("repo/churn/f" + std::to_string(i) + ".md", "# File " + std::to_string(i) + "\n" + std::string(3000, 'x') + " port\n");
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::mt19937 random(7);
+    while (!stop) {
+      const auto file = dir_ / ("repo/churn/f" + std::to_string(random() % 60) + ".md");
+      std::error_code ec;
+      switch (random() % 3) {
+        case 0: fs::remove(file, ec); break;
+        case 1: std::ofstream(file, std::ios::trunc) << "# Rewritten\n" << std::string(random() % 5000, 'y') << " port\n"; break;
+        default: fs::resize_file(file, random() % 2000, ec); break;
+      }
+    }
+  });
+  for (int run = 0; run < 5; ++run) {
+    const Outcome r = rag("index --pipeline pipeline.yaml -v");
+    EXPECT_LT(r.status, 128) << r.err;
+    if (r.status != 0) {
+      EXPECT_THAT(r.err, StartsWith("error: "));
+    }
+  }
+  stop = true;
+  writer.join();
+  const Outcome searched = rag("search port --pipeline pipeline.yaml");
+  EXPECT_EQ(searched.status, 0) << searched.err;
+}
+
+// --- pipeline files ---------------------------------------------------------------------------
+
+TEST_F(BadInput, PipelineFileMissingOrAFolder) {
+  expect_error("index --pipeline missing.yaml", "missing.yaml: pipeline file not found");
+  fs::create_directories(dir_ / "folder.yaml");
+  expect_error("index --pipeline folder.yaml", "folder.yaml: is a folder; pass a pipeline file");
+}
+
+TEST_F(BadInput, PipelineNotYaml) {
+  dir_.write("broken.yaml", "corpus: [unclosed\n");
+  expect_error("index --pipeline broken.yaml", "broken.yaml: not valid YAML");
+  dir_.write("binary.yaml", std::string("\x00\x01\xff\xfe", 4));
+  expect_error("index --pipeline binary.yaml", "binary.yaml");
+  dir_.write("scalar.yaml", "just some words\n");
+  expect_error("index --pipeline scalar.yaml", "a pipeline must be a YAML mapping");
+  dir_.write("empty.yaml", "");
+  expect_error("index --pipeline empty.yaml", "a pipeline must be a YAML mapping");
+}
+
+TEST_F(BadInput, PipelineUnknownKey) {
+  write_variant("p.yaml", "index: index", "index: index\nretreiver: {plugin: bm25}");
+  expect_error("index --pipeline p.yaml", "p.yaml: unknown key 'retreiver'");
+  write_variant("q.yaml", "plugin: bm25", "plugin: bm25\n  options: {k1: 1.2, kl: 3}");
+  expect_error("index --pipeline q.yaml", "unknown option 'kl'");
+}
+
+TEST_F(BadInput, PipelineDuplicateKey) {
+  write_variant("p.yaml", "index: index", "index: index\nindex: other");
+  expect_error("index --pipeline p.yaml", "p.yaml: index is given twice");
+  write_variant("q.yaml", "{max_chunk_size: 400}}", "{max_chunk_size: 400, max_chunk_size: 90}}");
+  expect_error("index --pipeline q.yaml", "max_chunk_size: is given twice");
+}
+
+TEST_F(BadInput, PipelineWrongType) {
+  write_variant("p.yaml", "root: repo", "root: [a, b]");
+  expect_error("index --pipeline p.yaml", "p.yaml: corpus.root must be a string");
+  write_variant("q.yaml", "{max_chunk_size: 400}}", "{max_chunk_size: big}}");
+  expect_error("index --pipeline q.yaml", "chunkers[0].options.max_chunk_size: has the wrong type");
+  write_variant("r.yaml", "retriever:\n  plugin: bm25", "retriever: bm25");
+  expect_error("index --pipeline r.yaml", "retriever must be a mapping");
+}
+
+TEST_F(BadInput, PipelineUnknownPlugin) {
+  write_variant("p.yaml", "plugin: bm25", "plugin: bm99");
+  EXPECT_THAT(expect_error("index --pipeline p.yaml", "unknown retriever plugin 'bm99' (known: ").err, HasSubstr("bm25"));
+  write_variant("q.yaml", "plugin: text", "plugin: txt");
+  expect_error("index --pipeline q.yaml", "unknown chunker plugin 'txt'");
+}
+
+TEST_F(BadInput, PipelinePluginFileMissing) {
+  // plugin_paths names a folder where the plugin's library is not (deleted, never built).
+  fs::create_directories(dir_ / "my-plugins");
+  write_variant("p.yaml", "plugin: bm25", "plugin: mine");
+  std::ofstream(dir_ / "p.yaml", std::ios::app) << "plugin_paths: [my-plugins]\n";
+  expect_error("index --pipeline p.yaml", "unknown retriever plugin 'mine'");
+  EXPECT_THAT(rag("index --pipeline p.yaml").err, HasSubstr("plugins are looked for in: my-plugins"));
+}
+
+TEST_F(BadInput, PipelineBrokenPluginLibraries) {
+  const std::string bad = std::string(RAG_BINARY_DIR) + "/tests/bad_plugins/";
+  for (const std::string name : {"no_entry", "bad_abi", "throwing"}) {
+    write_variant(name + ".yaml", "plugin: bm25", "plugin: " + name);
+    std::ofstream(dir_ / (name + ".yaml"), std::ios::app) << "plugin_paths: [" << bad << name << "]\n";
+  }
+  expect_error("index --pipeline no_entry.yaml", "libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)");
+  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 2, this rag uses ABI 1; rebuild the plugin");
+  expect_error("index --pipeline throwing.yaml", "retriever.options: the throwing plugin failed to start: boom");
+  EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));
+}
+
+TEST_F(BadInput, MaxChunkSizeZeroOrNegative) {
+  write_variant("zero.yaml", "{max_chunk_size: 400}}", "{max_chunk_size: 0}}");
+  expect_error("index --pipeline zero.yaml", "chunkers[0].options.max_chunk_size: must be between 1 and 1000000, got 0");
+  write_variant("negative.yaml", "{max_chunk_size: 400}}", "{max_chunk_size: -3}}");
+  expect_error("index --pipeline negative.yaml", "must be between 1 and 1000000, got -3");
+  expect_error("index --pipeline pipeline.yaml --max_chunk_size 0", "--max_chunk_size must be a positive number");
+  expect_error("index --pipeline pipeline.yaml --max_chunk_size -5", "--max_chunk_size must be a positive number");
+  EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));
+}
+
+// --- datasets and results ---------------------------------------------------------------------
+
+class BadData : public BadInput {
+ protected:
+  void SetUp() override {
+    BadInput::SetUp();
+    index();
+  }
+  // search_dataset on `content`: an error mentioning `expected`, and no results file.
+  void expect_dataset_error(const std::string& content, const std::string& expected) {
+    dir_.write("questions.json", content);
+    expect_error("search_dataset --dataset_path questions.json --save_directory out --pipeline pipeline.yaml", expected);
+    EXPECT_FALSE(fs::exists(dir_ / "out/questions.json")) << content;
+  }
+};
+
+TEST_F(BadData, DatasetNotJson) {
+  expect_dataset_error("{\"rag_questions\": [", "questions.json: not valid JSON");
+  expect_dataset_error("", "questions.json: not valid JSON");
+  expect_dataset_error("{\"rag_questions\": [{\"question_id\": \"a\", \"question\": \"caf\xe9\"}]}", "not valid JSON");
+  expect_dataset_error("42", "expected {\"rag_questions\": [...]} or a list of questions");
+  expect_error("search_dataset --dataset_path nothing.json --save_directory out --pipeline pipeline.yaml",
+               "nothing.json: file not found");
+}
+
+TEST_F(BadData, DatasetMissingFieldsAndWrongTypes) {
+  expect_dataset_error(R"({"questions": []})", "expected a 'rag_questions' list");
+  expect_dataset_error(R"({"rag_questions": {"a": 1}})", "'rag_questions' must be a list");
+  expect_dataset_error(R"({"rag_questions": [{"question": "x"}]})", "question 1: 'question_id' is missing");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a"}]})", "question 1: 'question_str' is missing");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": 5, "question": "x"}]})", "'question_id' must be a string");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": ["x"]}]})", "'question' must be a string");
+  expect_dataset_error(R"({"rag_questions": ["a"]})", "question 1: expected an object");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": "x", "sources": [{"file_path": "f",
+                          "first_character_index": -4, "last_character_index": 2}]}]})",
+                       "source 1: 'first_character_index' must be a non-negative integer");
+}
+
+TEST_F(BadData, DatasetDuplicateIdsAndEmptyQuestions) {
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": "x"}, {"question_id": "a", "question": "y"}]})",
+                       "question 2: duplicate question_id a");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": ""}]})", "question 1 (a) is empty");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": " \t\n "}]})", "question 1 (a) is empty");
+}
+
+TEST_F(BadData, ResultsFileProblems) {
+  dir_.write("answered.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+    "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]}]})");
+  const auto expect_results_error = [&](const std::string& content, const std::string& expected) {
+    dir_.write("results.json", content);
+    expect_error("evaluate results.json answered.json", expected);
+  };
+  expect_results_error("[1, 2", "results.json: not valid JSON");
+  expect_results_error(R"({"search_results": []})", "'k' is missing");
+  expect_results_error(R"({"search_results": [], "k": "5"})", "'k' must be a non-negative integer");
+  expect_results_error(R"({"search_results": [], "k": 11})", "k is 11, the grader accepts 1 to 10");
+  expect_results_error(R"({"search_results": [{"question_id": "a", "retrieved_sources": []}], "k": 5})",
+                       "search result 1: 'question_str' is missing");
+  expect_results_error(R"({"search_results": [{"question_id": "a", "question_str": "q", "retrieved_sources": {}}], "k": 5})",
+                       "'retrieved_sources' must be a list");
+  expect_results_error(R"({"search_results": [{"question_id": "a", "question_str": "q", "retrieved_sources": []},
+                          {"question_id": "a", "question_str": "q", "retrieved_sources": []}], "k": 5})",
+                       "search result 2: duplicate question_id a");
+  // An id the answered set does not have is the grader's crash: here a clear error.
+  expect_results_error(R"({"search_results": [{"question_id": "zzz", "question_str": "q", "retrieved_sources": []}], "k": 5})",
+                       "question_id zzz, which is not in the dataset");
+  expect_results_error(R"({"search_results": [{"question_id": "a", "question_str": "q", "retrieved_sources": [
+                          {"file_path": "f", "first_character_index": 0, "last_character_index": 2001}]}], "k": 5})",
+                       "longer than 2000 characters");
+  // An unanswered dataset cannot score anything.
+  dir_.write("unanswered.json", R"({"rag_questions": [{"question_id": "a", "question": "port"}]})");
+  dir_.write("results.json", R"({"search_results": [], "k": 5})");
+  expect_error("evaluate results.json unanswered.json", "pass an answered dataset");
+}
+
+TEST_F(BadData, FiftyMegabyteFiles) {
+  // 50 questions of 1 MB each: parsed, searched and answered, nothing dropped.
+  json questions = json::array();
+  std::string words;
+  while (words.size() < 1'000'000) words += "port server parse range completions ";
+  for (int i = 0; i < 50; ++i) {
+    const std::string n = std::to_string(i);
+    questions.push_back({{"question_id", "q" + n}, {"question", words}});
+  }
+  dir_.write("big.json", json{{"rag_questions", questions}}.dump());
+  ASSERT_GT(fs::file_size(dir_ / "big.json"), 50'000'000u);
+  expect_success("search_dataset --dataset_path big.json --save_directory out --k 3 --pipeline pipeline.yaml");
+  const json saved = json::parse(testing::read_all(dir_ / "out/big.json"));
+  ASSERT_EQ(saved["search_results"].size(), 50u);
+  EXPECT_EQ(saved["search_results"][0]["retrieved_sources"][0]["file_path"], "repo/pkg/server.py");
+
+  // A 50 MB answered dataset scored against a small results file.
+  json answered = json::array();
+  const std::string padding(400, 'p');
+  for (int i = 0; i < 110'000; ++i) {
+    const std::string n = std::to_string(i);
+    answered.push_back({{"question_id", "a" + n},
+                        {"question", "question " + n + " " + padding},
+                        {"sources", {{{"file_path", "repo/pkg/server.py"}, {"first_character_index", 85}, {"last_character_index", 300}}}}});
+  }
+  dir_.write("answered.json", json{{"rag_questions", answered}}.dump());
+  ASSERT_GT(fs::file_size(dir_ / "answered.json"), 50'000'000u);
+  dir_.write("results.json", R"({"search_results": [{"question_id": "a7", "question_str": "q", "retrieved_sources": [
+    {"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]}], "k": 5})");
+  const Outcome scored = expect_success("evaluate results.json answered.json --json");
+  EXPECT_EQ(json::parse(scored.out)["questions"], 110'000);
+}
+
+// --- search -----------------------------------------------------------------------------------
+
+class BadSearch : public BadInput {
+ protected:
+  void SetUp() override {
+    BadInput::SetUp();
+    dir_.write("repo/docs/intl.md", "# Модели\n\nСервер загружает модель при запуске.\n\n# 模型\n\n推理服务器在启动时加载模型\n");
+    index();
+  }
+};
+
+TEST_F(BadSearch, EmptyAndWhitespaceQueries) {
+  expect_error("search '' --pipeline pipeline.yaml", "the query is empty");
+  expect_error("search ' \t  ' --pipeline pipeline.yaml", "the query is empty");
+  expect_error("search --pipeline pipeline.yaml", "no query given");
+}
+
+TEST_F(BadSearch, GibberishFindsNothingWithANote) {
+  const Outcome r = expect_success("search 'qzxv wplk ~~ %% )(' --pipeline pipeline.yaml",
+                                   "note: no chunk of the index matches any word of the query");
+  EXPECT_TRUE(json::parse(r.out)["retrieved_chunks"].empty());
+}
+
+TEST_F(BadSearch, InvalidUtf8Query) {
+  expect_error("search \"$(printf 'caf\\351 port')\" --pipeline pipeline.yaml", "the query is not valid UTF-8");
+}
+
+TEST_F(BadSearch, NonLatinScripts) {
+  const Outcome ru = expect_success("search 'Сервер загружает модель' --pipeline pipeline.yaml --k 1");
+  EXPECT_EQ(json::parse(ru.out)["retrieved_chunks"][0]["section"], "Модели");
+  const Outcome zh = expect_success("search '推理服务器在启动时加载模型' --pipeline pipeline.yaml --k 1");
+  EXPECT_EQ(json::parse(zh.out)["retrieved_chunks"][0]["section"], "模型");
+  expect_success("search '🙂 ∑ ⊕' --pipeline pipeline.yaml", "note: no chunk");
+}
+
+TEST_F(BadSearch, HugeQueries) {
+  // The kernel caps one argument at 128 KiB: the largest query a command line can carry...
+  std::string words;
+  while (words.size() < 120'000) words += "port range ";
+  const Outcome r = expect_success("search '" + words + "' --pipeline pipeline.yaml --k 2");
+  EXPECT_EQ(json::parse(r.out)["retrieved_chunks"].size(), 2u);
+  // ... and a 1 MB question goes through a dataset.
+  while (words.size() < 1'000'000) words += "port range ";
+  dir_.write("one.json", json{{"rag_questions", {{{"question_id", "big"}, {"question", words}}}}}.dump());
+  expect_success("search_dataset --dataset_path one.json --save_directory out --pipeline pipeline.yaml");
+  EXPECT_EQ(json::parse(testing::read_all(dir_ / "out/one.json"))["search_results"][0]["retrieved_sources"][0]["file_path"],
+            "repo/pkg/server.py");
+}
+
+TEST_F(BadSearch, KOutOfRange) {
+  expect_error("search port --k 0 --pipeline pipeline.yaml", "--k must be between 1 and 1000, got 0");
+  expect_error("search port --k -1 --pipeline pipeline.yaml", "--k must be between 1 and 1000, got -1");
+  // 10000 is refused rather than clamped: a typo'd k should not pass silently.
+  expect_error("search port --k 10000 --pipeline pipeline.yaml", "--k must be between 1 and 1000, got 10000");
+  expect_error("search port --k 99999999999999999999 --pipeline pipeline.yaml", "--k");
+  dir_.write("one.json", R"({"rag_questions": [{"question_id": "a", "question": "port"}]})");
+  expect_error("search_dataset --dataset_path one.json --save_directory out --k 10000 --pipeline pipeline.yaml",
+               "--k must be between 1 and 10, got 10000");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
+TEST_F(BadSearch, KAboveTheNumberOfChunksIsAWarning) {
+  const Outcome r = expect_success("search port --k 1000 --pipeline pipeline.yaml", "warning: --k 1000 is more than the ");
+  const auto hits = json::parse(r.out)["retrieved_chunks"].size();
+  EXPECT_GT(hits, 0u);
+  EXPECT_LT(hits, 1000u);
+}
+
+TEST(BadSearchIndex, NoIndexYet) {
+  testing::TempDir dir;
+  fs::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir / "repo", fs::copy_options::recursive);
+  dir.write("pipeline.yaml", kPipeline);
+  const Outcome r = run_rag(dir.path(), "search port --pipeline pipeline.yaml");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "error: no index at index; run `rag index --pipeline pipeline.yaml` first\n");
+  EXPECT_FALSE(fs::exists(dir / "index"));
+}
+
+TEST_F(BadSearch, IndexFromAnOlderFormat) {
+  json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  manifest["format"] = 0;
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml", "has format 0, this rag reads format 1; run `rag index --pipeline pipeline.yaml`");
+  manifest["format"] = "one";
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml", "run `rag index --pipeline pipeline.yaml`");
+  // A binary file from another format: its own header says so.
+  index();
+  const std::string chunks = generation_file("chunks.bin");
+  std::string bytes = testing::read_all(dir_ / chunks);
+  const auto version_at = 8 + 8 + std::string("chunks").size();
+  bytes[version_at] = 0;
+  dir_.write(chunks, bytes);
+  expect_error("search port --pipeline pipeline.yaml", "written in format 0, this program reads format 1; run `rag index`");
+}
+
+TEST_F(BadSearch, DamagedManifest) {
+  const std::string text = testing::read_all(dir_ / "index/manifest.json");
+  dir_.write("index/manifest.json", text.substr(0, text.size() / 2));
+  expect_error("search port --pipeline pipeline.yaml", "manifest.json is damaged; run `rag index --pipeline pipeline.yaml`");
+  json manifest = json::parse(text);
+  manifest["generation"] = 7;
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
+  manifest = json::parse(text);
+  manifest["files"] = "none";
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
+}
+
+TEST_F(BadSearch, TruncatedIndexFiles) {
+  const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  for (const auto& f : manifest["files"]) {
+    const std::string path = "index/" + f["path"].get<std::string>();
+    const std::string bytes = testing::read_all(dir_ / path);
+    dir_.write(path, bytes.substr(0, bytes.size() / 2));
+    expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml` to rebuild it");
+    // Truncated and the manifest's size made to agree: the file's own header catches it.
+    json lying = manifest;
+    for (auto& g : lying["files"])
+      if (g["path"] == f["path"]) g["size"] = bytes.size() / 2;
+    dir_.write("index/manifest.json", lying.dump());
+    expect_error("search port --pipeline pipeline.yaml", "is truncated: the index is damaged; run `rag index`");
+    dir_.write(path, bytes);
+    dir_.write("index/manifest.json", manifest.dump());
+  }
+  expect_success("search port --pipeline pipeline.yaml");
+}
+
+TEST_F(BadSearch, FlippedByteInEveryIndexFile) {
+  const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  ASSERT_GE(manifest["files"].size(), 2u);  // chunks.bin and the retriever's files
+  for (const auto& f : manifest["files"]) {
+    const std::string path = "index/" + f["path"].get<std::string>();
+    const std::string bytes = testing::read_all(dir_ / path);
+    for (const std::size_t at : {bytes.size() / 2, bytes.size() - 5}) {
+      std::string flipped = bytes;
+      flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+      dir_.write(path, flipped);
+      expect_error("search port --pipeline pipeline.yaml", "fails its checksum: the index is damaged; run `rag index`");
+    }
+    dir_.write(path, bytes);
+  }
+  expect_success("search port --pipeline pipeline.yaml");
+}
+
+// --- output -----------------------------------------------------------------------------------
+
+class BadOutput : public BadInput {
+ protected:
+  void SetUp() override {
+    BadInput::SetUp();
+    index();
+    dir_.write("one.json", R"({"rag_questions": [{"question_id": "a", "question": "port"}]})");
+  }
+};
+
+TEST_F(BadOutput, SaveDirectoryCannotBeCreated) {
+  dir_.write("a-file", "x");
+  expect_error("search_dataset --dataset_path one.json --save_directory a-file/out --pipeline pipeline.yaml",
+               "a-file/out: cannot create folder (Not a directory); choose a folder you can write to");
+  expect_error("chunks --export a-file/chunks.jsonl --pipeline pipeline.yaml", "a-file: cannot create folder");
+}
+
+TEST_F(BadOutput, SaveDirectoryCannotBeWritten) {
+  fs::create_directories(dir_ / "locked");
+  fs::permissions(dir_ / "locked", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                      fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  expect_error("search_dataset --dataset_path one.json --save_directory locked --pipeline pipeline.yaml",
+               "locked/one.json: cannot write (Permission denied); choose a folder you can write to", unprivileged());
+  EXPECT_TRUE(fs::is_empty(dir_ / "locked"));
+}
+
+TEST_F(BadOutput, DiskFullWhileSavingResults) {
+  // `ulimit -f 1`: no file may grow past 1 KiB, as when the disk fills up.
+  dir_.write("many.json", [] {
+    json q = json::array();
+    for (int i = 0; i < 50; ++i) q.push_back({{"question_id", std::to_string(i)}, {"question", "port server"}});
+    return json{{"rag_questions", q}}.dump();
+  }());
+  expect_error("search_dataset --dataset_path many.json --save_directory out --pipeline pipeline.yaml",
+               "out/many.json: cannot write (File too large); the disk is full or a file-size limit was reached", "ulimit -f 1 &&");
+  EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+  expect_error("chunks --export chunks.jsonl --pipeline pipeline.yaml", "chunks.jsonl: cannot write (File too large)",
+               "ulimit -f 1 &&");
+  EXPECT_FALSE(fs::exists(dir_ / "chunks.jsonl"));
+}
+
+TEST_F(BadOutput, DiskFullWhileIndexingKeepsTheOldIndex) {
+  const std::string before = testing::read_all(dir_ / "index/manifest.json");
+  dir_.write("repo/more.md", "# More\n\n" + std::string(5000, 'm') + "\n");
+  expect_error("index --pipeline pipeline.yaml", "cannot write (File too large)", "ulimit -f 2 &&");
+  EXPECT_EQ(testing::read_all(dir_ / "index/manifest.json"), before);
+  std::size_t generations = 0;
+  for (const auto& entry : fs::directory_iterator(dir_ / "index")) generations += entry.path().filename().string().rfind("gen-", 0) == 0;
+  EXPECT_EQ(generations, 1u) << "the failed generation was left behind";
+  const Outcome r = rag("search port --pipeline pipeline.yaml");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("warning: the corpus at repo changed since the index was built"));
+}
+
+}  // namespace
+}  // namespace rag

@@ -1,0 +1,193 @@
+// Runs the real `rag` binary's answer commands on the fixture repository: `answer`,
+// `answer_dataset`, `evaluate_answers`, with the offline generator and with an Ollama server
+// started by the test, and the errors users get.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include "chat_server.hpp"
+#include "test_support.hpp"
+
+namespace rag {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `rag <args>` in `cwd`; args go through the shell, so quote as needed.
+Outcome rag(const std::filesystem::path& cwd, const std::string& args) {
+  testing::TempDir capture;
+  const std::string command = "cd '" + cwd.string() + "' && '" RAG_BINARY_DIR "/rag' " + args + " >'" +
+                              (capture / "out").string() + "' 2>'" + (capture / "err").string() + "'";
+  const int raw = std::system(command.c_str());
+  Outcome r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = testing::read_all(capture / "out");
+  r.err = testing::read_all(capture / "err");
+  return r;
+}
+
+constexpr const char* kPipeline = R"(
+corpus:
+  root: repo
+chunkers:
+  - {plugin: python, files: "**/*.py", options: {max_chunk_size: 400}}
+  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 400}}
+  - {plugin: text, files: "**", options: {max_chunk_size: 400}}
+retriever:
+  plugin: bm25
+index: index
+)";
+
+constexpr const char* kAnswered = R"({"rag_questions": [
+  {"question_id": "q1", "question": "Which flag loads AWQ quantized checkpoints?",
+   "answer": "Quantized checkpoints load with the --quantization awq flag.",
+   "sources": [{"file_path": "repo/docs/guide.md", "first_character_index": 200, "last_character_index": 300}]},
+  {"question_id": "q2", "question": "How is the TCP port number parsed?",
+   "answer": "parse_port converts the value to an int and checks it lies between 0 and 65536.",
+   "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]}]})";
+
+class AnswerCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir_ / "repo", std::filesystem::copy_options::recursive);
+    dir_.write("pipeline.yaml", kPipeline);
+    dir_.write("answered.json", kAnswered);
+    const Outcome indexed = rag(dir_.path(), "index --pipeline pipeline.yaml");
+    ASSERT_EQ(indexed.status, 0) << indexed.err;
+  }
+  // A failed command: non-zero, one line on stderr that mentions `expected`.
+  void expect_error(const std::string& args, const std::string& expected) {
+    const Outcome r = rag(dir_.path(), args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_LT(r.status, 128) << args << ": killed by a signal";
+    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(AnswerCliTest, AnswerPrintsTheAnswerItsSourcesAndTimings) {
+  const Outcome r = rag(dir_.path(), "answer 'Which flag loads AWQ quantized checkpoints?' --pipeline pipeline.yaml --k 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out["query"], "Which flag loads AWQ quantized checkpoints?");
+  EXPECT_THAT(out["answer"].get<std::string>(), HasSubstr("--quantization awq"));
+  EXPECT_THAT(out["answer"].get<std::string>(), HasSubstr("[1]"));
+  EXPECT_EQ(out["language"], "en");
+  const json& top = out["sources"][0];
+  EXPECT_EQ(top["number"], 1);
+  EXPECT_EQ(top["file_path"], "repo/docs/guide.md");
+  EXPECT_EQ(top["cited"], true);
+  EXPECT_THAT(top["text"].get<std::string>(), HasSubstr("Quantized checkpoints load"));
+  EXPECT_LT(top["first_character_index"].get<std::size_t>(), top["last_character_index"].get<std::size_t>());
+  EXPECT_TRUE(top.contains("score"));
+  EXPECT_EQ(out["generator"]["plugin"], "extractive");
+  for (const char* t : {"retrieval_ms", "context_ms", "generation_ms", "total_ms"}) EXPECT_TRUE(out["timings"].contains(t)) << t;
+}
+
+TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
+  ASSERT_EQ(rag(dir_.path(), "search_dataset --dataset_path answered.json --save_directory results --k 5 "
+                             "--pipeline pipeline.yaml").status, 0);
+  const Outcome answered = rag(dir_.path(), "answer_dataset --student_search_results_path results/answered.json "
+                                            "--save_directory answers --pipeline pipeline.yaml");
+  ASSERT_EQ(answered.status, 0) << answered.err;
+  EXPECT_THAT(answered.err, HasSubstr("wrote answers/answered.json (2 answers by extractive"));
+  const json results = json::parse(testing::read_all(dir_ / "results/answered.json"));
+  const json answers = json::parse(testing::read_all(dir_ / "answers/answered.json"));
+  EXPECT_EQ(answers["k"], 5);
+  ASSERT_EQ(answers["search_results"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const json& a = answers["search_results"][i];
+    EXPECT_EQ(a["retrieved_sources"], results["search_results"][i]["retrieved_sources"]);  // untouched
+    EXPECT_FALSE(a["answer"].get<std::string>().empty());
+    EXPECT_FALSE(a["cited_sources"].empty());
+    EXPECT_TRUE(a.contains("generation_ms"));
+  }
+
+  const Outcome scored = rag(dir_.path(), "evaluate_answers answers/answered.json answered.json --json --per_question per.json");
+  ASSERT_EQ(scored.status, 0) << scored.err;
+  const json figures = json::parse(scored.out);
+  EXPECT_EQ(figures["questions"], 2);
+  EXPECT_EQ(figures["answered"], 2);
+  EXPECT_GT(figures["rouge_l"]["mean"].get<double>(), 0.2);
+  EXPECT_GT(figures["token_f1"]["mean"].get<double>(), 0.2);
+  EXPECT_DOUBLE_EQ(figures["cites_truth"].get<double>(), 1.0);
+  EXPECT_EQ(json::parse(testing::read_all(dir_ / "per.json")).size(), 2u);
+  const Outcome table = rag(dir_.path(), "evaluate_answers answers/answered.json answered.json");
+  EXPECT_THAT(table.out, HasSubstr("ROUGE-L F1"));
+  EXPECT_THAT(table.out, HasSubstr("cited sources include the ground truth: 1.0000"));
+
+  // Straight from the questions, searching on the way.
+  const Outcome direct = rag(dir_.path(), "answer_dataset --dataset_path answered.json --save_directory direct --k 3 "
+                                          "--pipeline pipeline.yaml");
+  ASSERT_EQ(direct.status, 0) << direct.err;
+  const json from_questions = json::parse(testing::read_all(dir_ / "direct/answered.json"));
+  EXPECT_EQ(from_questions["k"], 3);
+  EXPECT_EQ(from_questions["search_results"][1]["question_str"], "How is the TCP port number parsed?");
+  EXPECT_LE(from_questions["search_results"][1]["retrieved_sources"].size(), 3u);
+  EXPECT_EQ(rag(dir_.path(), "evaluate direct/answered.json answered.json").status, 0);  // still a results file
+}
+
+TEST_F(AnswerCliTest, OllamaAnswersThroughThePipeline) {
+  testing::ChatServer server("/api/chat", [](const httplib::Request& request, httplib::Response& response) {
+    const json body = json::parse(request.body);
+    const std::string user = body["messages"][1]["content"];
+    const bool grounded = user.find("[1] repo/docs/guide.md") != std::string::npos &&
+                          user.find("Question: Welche Option lädt AWQ-Checkpoints?") != std::string::npos &&
+                          body["messages"][0]["content"].get<std::string>().find("German") != std::string::npos;
+    response.set_content(json({{"message", {{"role", "assistant"}, {"content", grounded ? "Mit --quantization awq [1]." : "?"}}},
+                               {"done", true}}).dump(),
+                         "application/json");
+  });
+  dir_.write("ollama.yaml", std::string(kPipeline) + "generator: {plugin: ollama, options: {base_url: '" + server.url() +
+                                "', timeout: 10}}\ncontext: {budget: 2000, parents: {sources: 1}}\n");
+  const Outcome r = rag(dir_.path(), "answer 'Welche Option lädt AWQ-Checkpoints?' --pipeline ollama.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out["answer"], "Mit --quantization awq [1].");
+  EXPECT_EQ(out["language"], "de");
+  EXPECT_EQ(out["generator"]["description"], "ollama qwen3:0.6b at " + server.url());
+  EXPECT_EQ(server.bodies().size(), 1u);
+}
+
+TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
+  expect_error("answer --pipeline pipeline.yaml", "no question given");
+  expect_error("answer '  ' --pipeline pipeline.yaml", "the question is empty");
+  expect_error("answer port --k 0 --pipeline pipeline.yaml", "--k must be between 1 and 100");
+  dir_.write("context.yaml", std::string(kPipeline) + "context: {budget: 3000, bogus: 1}\n");
+  expect_error("answer port --pipeline context.yaml", "context.yaml: context: unknown option 'bogus'");
+  dir_.write("prompt.yaml", std::string(kPipeline) + "context: {prompt: {user: 'Q: {query}'}}\n");
+  expect_error("answer port --pipeline prompt.yaml", "context.prompt.user: unknown placeholder {query}");
+  dir_.write("generator.yaml", std::string(kPipeline) + "generator: {plugin: nope}\n");
+  expect_error("answer port --pipeline generator.yaml", "unknown generator plugin 'nope'");
+  dir_.write("offline.yaml", std::string(kPipeline) + "generator: {plugin: ollama, options: {base_url: 'http://127.0.0.1:" +
+                                 std::to_string(testing::closed_port()) + "'}}\n");
+  expect_error("answer port --pipeline offline.yaml", "start it with `ollama serve`");
+  dir_.write("keyless.yaml", std::string(kPipeline) + "generator: {plugin: openai, options: {model: m, api_key: sk-1}}\n");
+  expect_error("answer port --pipeline keyless.yaml", "keys do not belong in pipeline files");
+
+  expect_error("answer_dataset --save_directory out --pipeline pipeline.yaml", "give either --student_search_results_path or --dataset_path");
+  expect_error("answer_dataset --dataset_path answered.json --student_search_results_path answered.json --save_directory out",
+               "give either");
+  ASSERT_EQ(rag(dir_.path(), "search_dataset --dataset_path answered.json --save_directory results --pipeline pipeline.yaml").status, 0);
+  expect_error("answer_dataset --student_search_results_path results/answered.json --k 3 --save_directory out",
+               "--k applies to --dataset_path");
+  expect_error("answer_dataset --student_search_results_path answered.json --save_directory out --pipeline pipeline.yaml",
+               "answered.json: 'k' is missing");
+  expect_error("answer_dataset --student_search_results_path results/answered.json --pipeline pipeline.yaml",
+               "the option '--save_directory' is required");
+  expect_error("evaluate_answers results/answered.json answered.json", "has no 'answer' string; make answers with `rag answer_dataset`");
+  expect_error("evaluate_answers results/answered.json", "give the answers file and the answered dataset");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
+}
+
+}  // namespace
+}  // namespace rag

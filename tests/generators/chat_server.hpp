@@ -1,0 +1,101 @@
+#pragma once
+// A chat server for the generator tests, on 127.0.0.1 and an ephemeral port: it records the
+// JSON bodies it is sent and answers through the test's handler. Handlers that must be slow wait
+// with wait_for_release(), which the destructor ends, so no test waits longer than it means to.
+#include <arpa/inet.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rag::testing {
+
+class ChatServer {
+ public:
+  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+
+  /// Serves POST `path` with `handler`.
+  ChatServer(const std::string& path, Handler handler) {
+    server_.set_keep_alive_timeout(1);
+    server_.Post(path, [this, handler = std::move(handler)](const httplib::Request& request, httplib::Response& response) {
+      {
+        std::lock_guard lock(mutex_);
+        bodies_.push_back(nlohmann::json::parse(request.body, nullptr, false));
+        headers_.push_back(request.headers);
+      }
+      handler(request, response);
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    if (port_ <= 0) throw std::runtime_error("the test server cannot bind 127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~ChatServer() {
+    release();
+    server_.stop();
+    thread_.join();
+  }
+  ChatServer(const ChatServer&) = delete;
+  ChatServer& operator=(const ChatServer&) = delete;
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+
+  /// The JSON bodies received so far (a body that is not JSON is recorded as discarded).
+  std::vector<nlohmann::json> bodies() const {
+    std::lock_guard lock(mutex_);
+    return bodies_;
+  }
+  std::vector<httplib::Headers> headers() const {
+    std::lock_guard lock(mutex_);
+    return headers_;
+  }
+
+  /// For handlers: blocks until release() or `limit` passes.
+  void wait_for_release(std::chrono::milliseconds limit = std::chrono::seconds(5)) {
+    std::unique_lock lock(mutex_);
+    released_cv_.wait_for(lock, limit, [this] { return released_; });
+  }
+  void release() {
+    {
+      std::lock_guard lock(mutex_);
+      released_ = true;
+    }
+    released_cv_.notify_all();
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  mutable std::mutex mutex_;
+  std::condition_variable released_cv_;
+  bool released_ = false;
+  std::vector<nlohmann::json> bodies_;
+  std::vector<httplib::Headers> headers_;
+};
+
+/// A port on 127.0.0.1 where nothing listens: bound, then let go.
+inline int closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0)
+    throw std::runtime_error("cannot find a free port on 127.0.0.1");
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+}  // namespace rag::testing
