@@ -145,11 +145,22 @@ void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) 
     add_simple(word);
     return;
   }
+  // Compounds at two levels: each dotted or dashed segment that has parts of its own
+  // ("llm_engine" in "vllm.engine.llm_engine", "step3_text" in "step3_text.py"), and the whole.
   std::size_t parts = 0;
-  for_each_part(word, config_.split_digits, [&](std::string_view part) {
-    ++parts;
-    add_simple(part);
-  });
+  std::size_t segment_begin = 0;
+  for (std::size_t i = 0; i <= word.size(); ++i) {
+    if (i < word.size() && !is_joiner(word[i])) continue;
+    const std::string_view segment = word.substr(segment_begin, i - segment_begin);
+    std::size_t segment_parts = 0;
+    for_each_part(segment, config_.split_digits, [&](std::string_view part) {
+      ++segment_parts;
+      add_simple(part);
+    });
+    if (config_.keep_compound && segment_parts > 1 && segment.size() < word.size()) terms.push_back(normalise(segment));
+    parts += segment_parts;
+    segment_begin = i + 1;
+  }
   if (config_.keep_compound && parts > 1) terms.push_back(normalise(word));
 }
 

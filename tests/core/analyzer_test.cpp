@@ -20,7 +20,9 @@ TEST(Analyzer, SplitsSnakeCamelAndDottedIdentifiersKeepingCompounds) {
   EXPECT_THAT(a.analyze("max_model_len"), ElementsAre("max", "model", "len", "max_model_len"));
   EXPECT_THAT(a.analyze("getHTTPServer"), ElementsAre("get", "http", "server", "gethttpserver"));
   EXPECT_THAT(a.analyze("vllm.engine.LLMEngine"),
-              ElementsAre("vllm", "engine", "llm", "engine", "vllm.engine.llmengine"));
+              ElementsAre("vllm", "engine", "llm", "engine", "llmengine", "vllm.engine.llmengine"));
+  EXPECT_THAT(a.analyze("models/step3_text.py"),
+              ElementsAre("models", "step", "3", "text", "step3_text", "py", "step3_text.py"));
   EXPECT_THAT(a.analyze("--tensor-parallel-size"), ElementsAre("tensor", "parallel", "size", "tensor-parallel-size"));
 }
 
