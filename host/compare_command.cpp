@@ -99,7 +99,8 @@ int compare(const cli::Invocation& inv) {
       ("dataset", cli::po::value<std::vector<std::string>>(), "answered dataset(s) (JSON with sources)")
       ("k", cli::po::value<long long>()->default_value(5), "the cut-off the significance test and the lists use (1-10)")
       ("show", cli::po::value<long long>()->default_value(10), "questions listed per side (0: none)")
-      ("json", cli::po::value<std::string>(), "also write everything as JSON to this file");
+      ("json", cli::po::value<std::string>(), "also write everything as JSON to this file")
+      ("markdown", cli::po::value<std::string>(), "also write the per-dataset tables as Markdown to this file");
   cli::po::positional_options_description positional;
   positional.add("pipeline", -1);
   const auto vm = cli::parse(inv, "A.yaml B.yaml [C.yaml ...] --dataset ANSWERED.json [--dataset ...] [--k 5] [--json FILE]",
@@ -141,6 +142,7 @@ int compare(const cli::Invocation& inv) {
                                 {"index_bytes", c.index_bytes}});
 
   const std::string at_k = "recall@" + std::to_string(k);
+  std::string markdown;
   for (const auto& [file, questions] : datasets) {
     std::vector<DatasetRun> runs;
     for (const auto& c : contenders) runs.push_back(run(c, questions));
@@ -183,6 +185,18 @@ int compare(const cli::Invocation& inv) {
       r["latency_p95_ms"] = runs[i].latency_p95_ms;
       dataset["results"].push_back(std::move(r));
     }
+    markdown += "### " + std::filesystem::path(file).filename().string() + " (" + std::to_string(questions.size()) +
+                " questions)\n\n| pipeline | recall@1 | recall@3 | recall@5 | recall@10 | MRR | nDCG@10 | mean ms |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const Evaluation& e = runs[i].evaluation;
+      char line[512];
+      std::snprintf(line, sizeof line, "| %s: %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", contenders[i].letter.c_str(),
+                    contenders[i].pipeline.name.c_str(), e.recall.at(1), e.recall.at(3), e.recall.at(5), e.recall.at(10), e.mrr,
+                    e.ndcg10, runs[i].latency_mean_ms);
+      markdown += line;
+    }
+    markdown += "\n";
     const auto& base = runs[0].evaluation.outcomes;
     std::vector<double> a_scores;
     for (const auto& o : base) a_scores.push_back(question_recall(o, k));
@@ -232,6 +246,7 @@ int compare(const cli::Invocation& inv) {
     out["datasets"].push_back(std::move(dataset));
   }
   if (vm->count("json")) write_file_atomically((*vm)["json"].as<std::string>(), out.dump(2) + "\n");
+  if (vm->count("markdown")) write_file_atomically((*vm)["markdown"].as<std::string>(), markdown);
   return 0;
 }
 

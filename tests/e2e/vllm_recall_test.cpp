@@ -56,9 +56,13 @@ class VllmRecall : public ::testing::Test {
   static inline bool indexed_ = false;
 };
 
-TEST_F(VllmRecall, DocsPublicAtLeast085) { EXPECT_GE(recall_at_5("dataset_docs_public.json"), 0.85); }
+// Floors a little under what the default pipeline measures (docs/retrieval.md), so that a
+// change that loses quality fails here; raise them when quality rises.
+TEST_F(VllmRecall, DocsPublicAtLeast088) { EXPECT_GE(recall_at_5("dataset_docs_public.json"), 0.88); }
 
-TEST_F(VllmRecall, CodePublicAtLeast065) { EXPECT_GE(recall_at_5("dataset_code_public.json"), 0.65); }
+TEST_F(VllmRecall, CodePublicAtLeast089) { EXPECT_GE(recall_at_5("dataset_code_public.json"), 0.89); }
+
+TEST_F(VllmRecall, ValidationSetAtLeast087) { EXPECT_GE(recall_at_5("Dataset_2025-09-21_valid.json"), 0.87); }
 
 }  // namespace
 }  // namespace rag

@@ -22,6 +22,7 @@ class ScoreAccumulator {
   /// Multiplies the chunk's score, e.g. to normalise it, once all terms are added.
   void scale(std::uint32_t chunk, double factor) { scores_[chunk] *= factor; }
   const std::vector<std::uint32_t>& touched() const { return touched_; }
+  double score(std::uint32_t chunk) const { return scores_[chunk]; }
 
   /// The `k` best chunks that received any score, best first; ties go to the lower chunk id.
   std::vector<Hit> top(std::size_t k) const;

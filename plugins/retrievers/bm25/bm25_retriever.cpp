@@ -50,6 +50,7 @@ void Bm25Retriever::prepare(ChunkList chunks) {
   file_of_.resize(chunks.size());
   for (std::size_t i = 0; i < chunks.size(); ++i)
     file_of_[i] = files.emplace(chunks[i].file_path, static_cast<std::uint32_t>(files.size())).first->second;
+  file_count_ = files.size();
   const double average = index_.average_length() > 0 ? index_.average_length() : 1.0;
   length_norm_.resize(index_.chunk_count());
   for (std::uint32_t d = 0; d < length_norm_.size(); ++d)
@@ -110,22 +111,23 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
 }
 
 std::vector<Hit> Bm25Retriever::boost_by_file(const ScoreAccumulator& scores, std::size_t k) const {
-  // The two best scores of each file: a chunk is boosted by the best of the others.
-  std::unordered_map<std::uint32_t, std::pair<double, double>> best;
-  const std::vector<Hit> all = scores.top(scores.touched().size());
-  for (const Hit& h : all) {
-    auto& [first, second] = best[file_of_[h.chunk]];
-    if (h.score > first) {
+  // The two best scores of each file: a chunk is lifted by the best of the others.
+  std::vector<std::pair<double, double>> best(file_count_, {0.0, 0.0});
+  for (const std::uint32_t c : scores.touched()) {
+    auto& [first, second] = best[file_of_[c]];
+    const double s = scores.score(c);
+    if (s > first) {
       second = first;
-      first = h.score;
-    } else if (h.score > second) {
-      second = h.score;
+      first = s;
+    } else if (s > second) {
+      second = s;
     }
   }
   ScoreAccumulator boosted(index_.chunk_count());
-  for (const Hit& h : all) {
-    const auto& [first, second] = best[file_of_[h.chunk]];
-    boosted.add(h.chunk, h.score + file_weight_ * (h.score == first ? second : first));
+  for (const std::uint32_t c : scores.touched()) {
+    const auto& [first, second] = best[file_of_[c]];
+    const double s = scores.score(c);
+    boosted.add(c, s + file_weight_ * (s == first ? second : first));
   }
   return boosted.top(k);
 }
