@@ -16,6 +16,7 @@
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/progress.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag::commands {
 namespace {
@@ -82,6 +83,7 @@ int answer(const cli::Invocation& inv) {
   if (!vm->count("query")) throw Error("rag answer: no question given (rag answer \"your question\")");
   const std::string query = (*vm)["query"].as<std::string>();
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag answer: the question is empty");
+  if (!utf8::is_valid(query)) throw Error("rag answer: the question is not valid UTF-8");
   const std::size_t k = cli::read_k(*vm, 100);
   const Pipeline pipeline = cli::load_pipeline(*vm);
   const auto registry = cli::load_plugins(pipeline);
@@ -198,9 +200,15 @@ int answer_dataset(const cli::Invocation& inv) {
     for (std::size_t i = 0; i < total; ++i) {
       GenerationRequest request;
       if (from_results) {
+        const SearchResult& result = results.results[i];
         std::vector<SourceSpan> spans;
-        for (const auto& s : results.results[i].sources) spans.push_back(s.span);
-        request = assembler.assemble(results.results[i].question, spans);
+        for (const auto& s : result.sources) spans.push_back(s.span);
+        try {
+          request = assembler.assemble(result.question, spans);
+        } catch (const Error& e) {
+          throw Error(input.string() + ": search result " + std::to_string(i + 1) + " (" + result.question_id + "): " +
+                      e.what());
+        }
       } else {
         request = assembler.assemble(questions[i].text, hits[i]);
       }

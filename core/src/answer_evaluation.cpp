@@ -16,6 +16,7 @@ const Analyzer& word_analyzer() {
     AnalyzerConfig c;
     c.lowercase = true;
     c.split_identifiers = true;
+    c.split_digits = false;  // "qwen2" is one word, as ROUGE's own tokenizer has it
     c.keep_compound = false;
     c.stemmer = "none";
     c.stopwords = "none";

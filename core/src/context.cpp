@@ -166,8 +166,9 @@ ContextAssembler::ContextAssembler(ContextConfig config, ChunkList chunks) : con
 GenerationRequest ContextAssembler::assemble(const std::string& question, const std::vector<Hit>& hits) const {
   std::vector<Passage> passages;
   for (std::size_t i = 0; i < hits.size(); ++i) {
-    if (hits[i].chunk >= chunks_.size()) throw Error("a retrieval hit names chunk " + std::to_string(hits[i].chunk) +
-                                                     ", past the " + std::to_string(chunks_.size()) + " of the index");
+    if (hits[i].chunk >= chunks_.size())
+      throw Error("a retrieval hit names chunk " + std::to_string(hits[i].chunk) + " but the index has " +
+                  std::to_string(chunks_.size()) + " chunks");
     passages.push_back({chunks_[hits[i].chunk], hits[i].score, i + 1});
   }
   return assemble(question, std::move(passages));
@@ -247,7 +248,11 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
           current = next;
           continue;
         }
-        if (next.rank < current.rank) current.chunk.section = next.chunk.section;
+        // The merged source is named like its best-ranked part that has a name, and takes a
+        // chunker's own kind over the plain `text` one (a Markdown file chunked both ways).
+        if (!next.chunk.section.empty() && (next.rank < current.rank || current.chunk.section.empty()))
+          current.chunk.section = next.chunk.section;
+        if (current.chunk.kind == "text" && !next.chunk.kind.empty()) current.chunk.kind = next.chunk.kind;
         merge_into(current.chunk, next.chunk, file);
         current.score = std::max(current.score, next.score);
         current.rank = std::min(current.rank, next.rank);
@@ -306,6 +311,7 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
       bool reaches = false;
       for (const std::uint32_t id : file_chunks->second) {
         const Chunk& c = chunks_[id];
+        if (c.kind != e.kind) continue;  // another chunking of the same file
         if (!belongs(c)) {
           if (reaches) break;
           run.clear();

@@ -68,7 +68,11 @@ std::vector<Options> Options::children(std::string_view key) {
 std::vector<std::string> Options::keys() const {
   std::vector<std::string> out;
   if (node_.IsMap())
-    for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+    for (const auto& kv : node_) {
+      if (!kv.first.IsScalar())  // e.g. `[a]: 1`, which as<std::string>() would reject with no word of where
+        throw Error(where_ + ": has a key that is not a name (line " + std::to_string(kv.first.Mark().line + 1) + ")");
+      out.push_back(kv.first.as<std::string>());
+    }
   return out;
 }
 

@@ -47,6 +47,9 @@ class Section {
   void finish() const {
     std::set<std::string> seen;
     for (const auto& kv : node_) {
+      if (!kv.first.IsScalar())  // e.g. `[a]: 1`, which as<std::string>() would reject with no word of where
+        throw Error(file_ + ": " + (where_.empty() ? "the pipeline" : where_) + " has a key that is not a name (line " +
+                    std::to_string(kv.first.Mark().line + 1) + ")");
       const auto key = kv.first.as<std::string>();
       // yaml-cpp keeps the first of two equal keys and drops the second without a word.
       if (!seen.insert(key).second) throw Error(file_ + ": " + prefix() + key + " is given twice; keep one");

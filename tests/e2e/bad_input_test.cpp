@@ -395,36 +395,25 @@ TEST_F(BadData, ResultsFileProblems) {
 }
 
 TEST_F(BadData, FiftyMegabyteFiles) {
-  // 50 questions of 1 MB each: parsed, searched and answered, nothing dropped.
+  // An answered dataset of 50 MB (long reference answers): searched, then scored against itself.
   json questions = json::array();
-  std::string words;
-  while (words.size() < 1'000'000) words += "port server parse range completions ";
-  for (int i = 0; i < 50; ++i) {
+  const std::string answer(50'000, 'a');
+  for (int i = 0; i < 1000; ++i) {
     const std::string n = std::to_string(i);
-    questions.push_back({{"question_id", "q" + n}, {"question", words}});
+    questions.push_back({{"question_id", "q" + n},
+                         {"question", "How is the TCP port number parsed? " + n},
+                         {"answer", answer},
+                         {"sources", {{{"file_path", "repo/pkg/server.py"}, {"first_character_index", 85}, {"last_character_index", 300}}}}});
   }
   dir_.write("big.json", json{{"rag_questions", questions}}.dump());
   ASSERT_GT(fs::file_size(dir_ / "big.json"), 50'000'000u);
   expect_success("search_dataset --dataset_path big.json --save_directory out --k 3 --pipeline pipeline.yaml");
   const json saved = json::parse(testing::read_all(dir_ / "out/big.json"));
-  ASSERT_EQ(saved["search_results"].size(), 50u);
-  EXPECT_EQ(saved["search_results"][0]["retrieved_sources"][0]["file_path"], "repo/pkg/server.py");
-
-  // A 50 MB answered dataset scored against a small results file.
-  json answered = json::array();
-  const std::string padding(400, 'p');
-  for (int i = 0; i < 110'000; ++i) {
-    const std::string n = std::to_string(i);
-    answered.push_back({{"question_id", "a" + n},
-                        {"question", "question " + n + " " + padding},
-                        {"sources", {{{"file_path", "repo/pkg/server.py"}, {"first_character_index", 85}, {"last_character_index", 300}}}}});
-  }
-  dir_.write("answered.json", json{{"rag_questions", answered}}.dump());
-  ASSERT_GT(fs::file_size(dir_ / "answered.json"), 50'000'000u);
-  dir_.write("results.json", R"({"search_results": [{"question_id": "a7", "question_str": "q", "retrieved_sources": [
-    {"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]}], "k": 5})");
-  const Outcome scored = expect_success("evaluate results.json answered.json --json");
-  EXPECT_EQ(json::parse(scored.out)["questions"], 110'000);
+  ASSERT_EQ(saved["search_results"].size(), 1000u);
+  EXPECT_EQ(saved["search_results"][999]["retrieved_sources"][0]["file_path"], "repo/pkg/server.py");
+  const Outcome scored = expect_success("evaluate out/big.json big.json --json");
+  EXPECT_EQ(json::parse(scored.out)["questions"], 1000);
+  EXPECT_DOUBLE_EQ(json::parse(scored.out)["recall@5"].get<double>(), 1.0);
 }
 
 // --- search -----------------------------------------------------------------------------------
@@ -493,6 +482,15 @@ TEST_F(BadSearch, KAboveTheNumberOfChunksIsAWarning) {
   const auto hits = json::parse(r.out)["retrieved_chunks"].size();
   EXPECT_GT(hits, 0u);
   EXPECT_LT(hits, 1000u);
+}
+
+TEST_F(BadSearch, CorpusChangedOrGoneIsAWarning) {
+  dir_.write("repo/new.md", "# New\n");
+  EXPECT_THAT(expect_success("search port --pipeline pipeline.yaml").err,
+              HasSubstr("warning: the corpus at repo changed since the index was built"));
+  fs::rename(dir_ / "repo", dir_ / "elsewhere");  // the index holds the text: search goes on
+  const Outcome r = expect_success("search port --pipeline pipeline.yaml --k 1", "warning: corpus folder 'repo'");
+  EXPECT_EQ(json::parse(r.out)["retrieved_chunks"][0]["filename"], "repo/pkg/server.py");
 }
 
 TEST(BadSearchIndex, NoIndexYet) {

@@ -4,10 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "chat_server.hpp"
-#include "test_support.hpp"
+#include "e2e/rag_process.hpp"
 
 namespace rag {
 namespace {
@@ -15,24 +14,9 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using testing::Outcome;
 
-// Runs `rag <args>` in `cwd`; args go through the shell, so quote as needed.
-Outcome rag(const std::filesystem::path& cwd, const std::string& args) {
-  testing::TempDir capture;
-  const std::string command = "cd '" + cwd.string() + "' && '" RAG_BINARY_DIR "/rag' " + args + " >'" +
-                              (capture / "out").string() + "' 2>'" + (capture / "err").string() + "'";
-  const int raw = std::system(command.c_str());
-  Outcome r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = testing::read_all(capture / "out");
-  r.err = testing::read_all(capture / "err");
-  return r;
-}
+Outcome rag(const std::filesystem::path& cwd, const std::string& args) { return testing::run_rag(cwd, args); }
 
 constexpr const char* kPipeline = R"(
 corpus:
@@ -161,6 +145,7 @@ TEST_F(AnswerCliTest, OllamaAnswersThroughThePipeline) {
 TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
   expect_error("answer --pipeline pipeline.yaml", "no question given");
   expect_error("answer '  ' --pipeline pipeline.yaml", "the question is empty");
+  expect_error("answer \"$(printf 'caf\\351')\" --pipeline pipeline.yaml", "the question is not valid UTF-8");
   expect_error("answer port --k 0 --pipeline pipeline.yaml", "--k must be between 1 and 100");
   dir_.write("context.yaml", std::string(kPipeline) + "context: {budget: 3000, bogus: 1}\n");
   expect_error("answer port --pipeline context.yaml", "context.yaml: context: unknown option 'bogus'");
@@ -182,6 +167,10 @@ TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
                "--k applies to --dataset_path");
   expect_error("answer_dataset --student_search_results_path answered.json --save_directory out --pipeline pipeline.yaml",
                "answered.json: 'k' is missing");
+  dir_.write("foreign.json", R"({"search_results": [{"question_id": "q1", "question_str": "port?", "retrieved_sources":
+      [{"file_path": "nowhere.md", "first_character_index": 0, "last_character_index": 5}]}], "k": 1})");
+  expect_error("answer_dataset --student_search_results_path foreign.json --save_directory out --pipeline pipeline.yaml",
+               "foreign.json: search result 1 (q1): nowhere.md: cannot read this source");
   expect_error("answer_dataset --student_search_results_path results/answered.json --pipeline pipeline.yaml",
                "the option '--save_directory' is required");
   expect_error("evaluate_answers results/answered.json answered.json", "has no 'answer' string; make answers with `rag answer_dataset`");

@@ -119,6 +119,20 @@ TEST(Context, OverlappingChunksMergeWithoutTheFile) {
   EXPECT_EQ(r.evidence[0].last_char, 30u);
 }
 
+TEST_F(ContextTest, AFileChunkedTwoWaysMergesUnderItsOwnKindAndName) {
+  // The pipeline also cuts Markdown into plain-text windows: such a window, ranked first, overlaps
+  // the Install section; the merged source is still Markdown and named after the section.
+  std::vector<Chunk> chunks = chunks_;
+  Chunk window = chunks_of(path_, kGuide, "text", {{find(kGuide, "Use pip.\n\nThen check."), ""}})[0];
+  chunks.push_back(window);
+  const GenerationRequest r =
+      ContextAssembler(ContextConfig{}, chunks).assemble("pip", std::vector<Hit>{{4, 3.0}, {1, 2.0}});
+  ASSERT_EQ(r.evidence.size(), 1u);
+  EXPECT_EQ(r.evidence[0].kind, "markdown");
+  EXPECT_EQ(r.evidence[0].section, "Guide > Install");
+  EXPECT_EQ(r.evidence[0].text, "## Install\n\nUse pip.\n\nThen check.");
+}
+
 TEST(Context, BudgetKeepsTheBestSourcesAndCutsAnOversizedFirstOne) {
   const std::string text = std::string(50, 'a') + "\n" + std::string(50, 'b') + "\n\nx\n\n" + std::string(30, 'c') +
                            "\n\n" + std::string(200, 'd');
@@ -162,6 +176,13 @@ TEST_F(ContextTest, ParentContextIsTheWholeSectionRebuiltFromTheChunks) {
   EXPECT_EQ(r.parents[1].first_char, 0u);
   EXPECT_THAT(r.parents[1].text, HasSubstr("Use the awq flag."));
   EXPECT_THAT(r.messages[1].content, HasSubstr("Surrounding context of the best sources"));
+
+  // Plain-text windows over the same file, another chunking of it, do not cut the section.
+  std::vector<Chunk> with_windows = chunks_;
+  with_windows.push_back(chunks_of(path_, kGuide, "text", {{find(kGuide, "Use pip.\n\nThen"), ""}})[0]);
+  const GenerationRequest windows = ContextAssembler(config, with_windows).assemble("check", std::vector<Hit>{{2, 3.0}});
+  ASSERT_EQ(windows.parents.size(), 1u);
+  EXPECT_EQ(windows.parents[0].text, "## Install\n\nUse pip.\n\nThen check.");
 
   config.parent_budget = 50;  // the whole guide does not fit
   const GenerationRequest small = ContextAssembler(config, chunks_).assemble("q", std::vector<Hit>{{3, 1.0}});

@@ -12,8 +12,8 @@
 namespace rag {
 
 /// The words answers are compared on: lower case, identifiers split into their parts
-/// ("max_model_len" -> max, model, len), no stemming, stopwords kept. Citation markers ("[2]")
-/// are not words of the answer.
+/// ("max_model_len" -> max, model, len; "qwen2" stays whole), no stemming, stopwords kept.
+/// Citation markers ("[2]") are not words of the answer.
 std::vector<std::string> answer_words(std::string_view text);
 
 /// ROUGE-L F1 (beta = 1) of `candidate` against `reference`; 1 when both are empty.

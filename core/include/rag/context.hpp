@@ -30,9 +30,10 @@ struct ContextConfig {
   std::size_t budget = 6000;
   /// Merge retrieved spans of one file that overlap or are separated by whitespace only.
   bool merge = true;
-  /// How many of the best sources get parent context (0: none), and its budget in code points.
+  /// How many of the best sources get parent context (0: none), and the code points all parents
+  /// may take together; a parent that does not fit is left out, not cut.
   std::size_t parent_sources = 0;
-  std::size_t parent_budget = 4000;
+  std::size_t parent_budget = 6000;
   /// Prompt templates. Placeholders: {question}, {language} (its English name), {sources} (the
   /// numbered evidence), {parents} (the parent context block, empty without one); {{ and }} are
   /// literal braces.

@@ -59,8 +59,10 @@ bool after_abbreviation(std::string_view text, std::size_t start) {
   if (dot == 0 || text[dot - 1] != '.') return false;
   const std::size_t word_end = dot - 1;
   const std::size_t space = text.rfind(' ', word_end);
-  std::string word(text.substr(space == std::string_view::npos ? 0 : space + 1, word_end - (space == std::string_view::npos ? 0 : space + 1)));
-  std::transform(word.begin(), word.end(), word.begin(), [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; });
+  const std::size_t word_begin = space == std::string_view::npos ? 0 : space + 1;
+  std::string word(text.substr(word_begin, word_end - word_begin));
+  for (char& c : word)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   for (const std::string_view a : {"e.g", "i.e", "etc", "vs", "cf", "approx", "(e.g", "(i.e"})
     if (word == a) return true;
   return false;
@@ -122,8 +124,9 @@ std::string plain_links(std::string_view text) {
 // logical line (brackets closed, no trailing backslash) of at most kMaxStatementLines lines.
 class UnitWriter {
  public:
-  UnitWriter(std::vector<ExtractiveGenerator::Unit>& out, std::size_t evidence, bool markdown)
-      : out_(out), evidence_(evidence), markdown_(markdown) {}
+  /// `links`: prose may hold Markdown links, to be reduced to their words.
+  UnitWriter(std::vector<ExtractiveGenerator::Unit>& out, std::size_t evidence, bool links)
+      : out_(out), evidence_(evidence), links_(links) {}
 
   void code(std::string_view line) {
     flush_prose();
@@ -165,7 +168,7 @@ class UnitWriter {
   }
   // Ends the paragraph being gathered, cutting it into sentences.
   void flush_prose() {
-    const std::string p = markdown_ ? plain_links(paragraph_) : paragraph_;
+    const std::string p = links_ ? plain_links(paragraph_) : paragraph_;
     std::size_t begin = 0;
     for (const std::size_t start : sentence_starts(p, {0, p.size()})) {
       if (after_abbreviation(p, start)) continue;
@@ -190,7 +193,7 @@ class UnitWriter {
 
   std::vector<ExtractiveGenerator::Unit>& out_;
   std::size_t evidence_;
-  bool markdown_;
+  bool links_;
   std::string paragraph_;
   bool item_ = false;  // the paragraph is a list item, a table row or a comment
   std::string statement_;
@@ -198,11 +201,13 @@ class UnitWriter {
   int depth_ = 0;
 };
 
-void split_markdown(std::string_view text, UnitWriter& w, bool fences) {
+// Markdown, and any other text: its rules (fences, headings, lists, tables) cost plain text
+// nothing, and Markdown files chunked as plain text keep their code whole.
+void split_markdown(std::string_view text, UnitWriter& w) {
   std::string_view fence;  // the open fence's marker, empty outside code
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
-    if (fences && (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~")) {
+    if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") {
       w.flush();
       if (fence.empty()) fence = t.substr(0, 3);
       else if (t.substr(0, 3) == fence) fence = {};
@@ -210,8 +215,8 @@ void split_markdown(std::string_view text, UnitWriter& w, bool fences) {
     }
     if (!fence.empty()) {
       if (!t.empty()) w.code(line);
-    } else if (t.empty() || (fences && (t[0] == '#' || t.substr(0, 3) == "!!!" || t.substr(0, 3) == "???" ||
-                                         t.substr(0, 4) == "<!--"))) {
+    } else if (t.empty() || t[0] == '#' || t.substr(0, 3) == "!!!" || t.substr(0, 3) == "???" ||
+               t.substr(0, 4) == "<!--") {
       w.flush();  // headings, admonition titles and comments are labels, not answers
     } else if (t[0] == '|') {
       if (!is_table_rule(t)) w.prose_line(t);
@@ -338,7 +343,7 @@ std::vector<ExtractiveGenerator::Unit> ExtractiveGenerator::split_units(const Ev
   std::vector<Unit> units;
   UnitWriter writer(units, evidence_index, evidence.kind != "python");
   if (evidence.kind == "python") split_python(evidence.text, writer);
-  else split_markdown(evidence.text, writer, evidence.kind == "markdown");
+  else split_markdown(evidence.text, writer);
   return units;
 }
 

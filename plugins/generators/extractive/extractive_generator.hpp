@@ -37,9 +37,9 @@ class ExtractiveGenerator final : public Generator {
     bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
   };
   /// The units of one source, in text order, by its kind: Python is code statements plus
-  /// docstring and comment sentences; Markdown is sentences, list items and table rows (links
-  /// reduced to their words), with fenced code as statements; anything else is sentences.
-  /// Headings, admonition titles and licence headers are left out.
+  /// docstring and comment sentences; anything else is read as Markdown: sentences, list items
+  /// and table rows (links reduced to their words), with fenced code as statements. Headings,
+  /// admonition titles and licence headers are left out.
   static std::vector<Unit> split_units(const Evidence& evidence, std::size_t evidence_index);
 
  private:
