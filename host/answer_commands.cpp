@@ -23,10 +23,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
-
-double milliseconds_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
+using cli::milliseconds_since;
 
 // The pipeline's generator and context assembly, checked before the index is opened so that a
 // configuration mistake is reported first.

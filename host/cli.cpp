@@ -50,6 +50,10 @@ std::size_t read_k(const po::variables_map& vm, std::size_t max) {
   return static_cast<std::size_t>(k);
 }
 
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 void print(const std::string& text) { std::cout << text << std::endl; }
 
 }  // namespace rag::cli

@@ -2,6 +2,7 @@
 // What every command shares: option parsing with clear errors, the pipeline and the plugins.
 #include <boost/program_options.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ std::unique_ptr<PluginRegistry> load_plugins(const Pipeline& pipeline);
 
 /// Reads --k and checks it lies in [1, max].
 std::size_t read_k(const po::variables_map& vm, std::size_t max);
+
+/// Milliseconds elapsed since `start`.
+double milliseconds_since(std::chrono::steady_clock::time_point start);
 
 /// Prints JSON (or any text) to stdout, then a newline.
 void print(const std::string& text);

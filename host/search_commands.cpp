@@ -15,10 +15,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
-
-double milliseconds_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
+using cli::milliseconds_since;
 
 // "path:first:last" -> a span; the path may itself contain ':'.
 SourceSpan parse_truth(const std::string& text) {

@@ -3,12 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 
-#include "test_support.hpp"
+#include "e2e/rag_process.hpp"
 
 namespace rag {
 namespace {
@@ -16,24 +15,11 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 
-struct Outcome {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using testing::Outcome;
 
-// Runs `rag <args>` in `cwd`; args are passed through the shell, so quote as needed. `env` is
-// prefixed to the command ("NAME=value ").
+// Runs `rag <args>` in `cwd`; `env` goes before the program ("NAME=value ").
 Outcome rag(const std::filesystem::path& cwd, const std::string& args, const std::string& env = "") {
-  testing::TempDir capture;
-  const std::string command = "cd '" + cwd.string() + "' && " + env + "'" RAG_BINARY_DIR "/rag' " + args + " >'" +
-                              (capture / "out").string() + "' 2>'" + (capture / "err").string() + "'";
-  const int raw = std::system(command.c_str());
-  Outcome r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = testing::read_all(capture / "out");
-  r.err = testing::read_all(capture / "err");
-  return r;
+  return testing::run_rag(cwd, args, env);
 }
 
 class CliTest : public ::testing::Test {

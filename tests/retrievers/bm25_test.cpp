@@ -4,28 +4,18 @@
 
 #include <cmath>
 
+#include "retrievers/toy_corpus.hpp"
 #include "test_support.hpp"
 
 namespace rag {
 namespace {
 
-Chunk chunk(const std::string& text) { return {"f.txt", "text", "", 0, text.size(), 0, text.size(), text}; }
+using testing::kToyChunks;
+using testing::text_chunk;
 
-const std::vector<Chunk> kChunks = {chunk("apple banana"), chunk("apple apple cherry"), chunk("banana")};
+std::unique_ptr<Bm25Retriever> make(const std::string& yaml) { return testing::make_toy<Bm25Retriever>(yaml); }
 
-std::unique_ptr<Bm25Retriever> make(const std::string& yaml) {
-  YAML::Node node = YAML::Load(yaml);
-  node["index_path"] = false;
-  node["index_section"] = false;
-  node["analysis"]["default"]["stemmer"] = "none";
-  node["analysis"]["default"]["stopwords"] = "none";
-  Options options(node, "test");
-  auto r = std::make_unique<Bm25Retriever>(options);
-  r->build(kChunks);
-  return r;
-}
-
-// Three chunks of lengths 2, 3 and 1 (average 2); "apple" is in chunks 0 (once) and 1 (twice).
+// On the toy corpus (see toy_corpus.hpp).
 TEST(Bm25Scoring, HandComputedValues) {
   const double n = 3, df = 2;
   const double norm0 = 1.0, norm1 = 0.25 + 0.75 * 3 / 2;
@@ -67,7 +57,7 @@ TEST(Bm25Retriever, SavesAndLoads) {
   testing::TempDir dir;
   r->save(dir.path());
   auto loaded = make("{variant: bm25plus, k1: 0.9, b: 0.4}");
-  loaded->load(dir.path(), kChunks);
+  loaded->load(dir.path(), kToyChunks);
   const auto a = r->search("apple cherry", 10);
   const auto b = loaded->search("apple cherry", 10);
   ASSERT_EQ(a.size(), b.size());
@@ -77,7 +67,7 @@ TEST(Bm25Retriever, SavesAndLoads) {
   }
   // An index saved for other chunks is refused.
   auto other = make("{}");
-  EXPECT_THROW(other->load(dir.path(), std::vector<Chunk>(5, chunk("x"))), Error);
+  EXPECT_THROW(other->load(dir.path(), std::vector<Chunk>(5, text_chunk("x"))), Error);
 }
 
 TEST(Bm25Retriever, FeedbackExpandsTheQueryWithTermsOfTheBestChunks) {

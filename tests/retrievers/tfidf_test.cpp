@@ -4,26 +4,16 @@
 
 #include <cmath>
 
+#include "retrievers/toy_corpus.hpp"
 #include "test_support.hpp"
 
 namespace rag {
 namespace {
 
-Chunk chunk(const std::string& text) { return {"f.txt", "text", "", 0, text.size(), 0, text.size(), text}; }
+using testing::kToyChunks;
+using testing::text_chunk;
 
-const std::vector<Chunk> kChunks = {chunk("apple banana"), chunk("apple apple cherry"), chunk("banana")};
-
-std::unique_ptr<TfidfRetriever> make(const std::string& yaml) {
-  YAML::Node node = YAML::Load(yaml);
-  node["index_path"] = false;
-  node["index_section"] = false;
-  node["analysis"]["default"]["stemmer"] = "none";
-  node["analysis"]["default"]["stopwords"] = "none";
-  Options options(node, "test");
-  auto r = std::make_unique<TfidfRetriever>(options);
-  r->build(kChunks);
-  return r;
-}
+std::unique_ptr<TfidfRetriever> make(const std::string& yaml) { return testing::make_toy<TfidfRetriever>(yaml); }
 
 TEST(TfidfRetriever, WeightsByTheBook) {
   const auto r = make("{tf: log, idf: smooth}");
@@ -66,7 +56,7 @@ TEST(TfidfRetriever, SavesLoadsAndRejectsBadOptions) {
   testing::TempDir dir;
   r->save(dir.path());
   auto loaded = make("{}");
-  loaded->load(dir.path(), kChunks);
+  loaded->load(dir.path(), kToyChunks);
   EXPECT_DOUBLE_EQ(loaded->search("cherry", 1)[0].score, r->search("cherry", 1)[0].score);
   for (const char* yaml : {"{tf: squared}", "{idf: bm25}", "{norm: l1}", "{analysis: {default: {stemmer: klingon}}}"}) {
     YAML::Node node = YAML::Load(yaml);
