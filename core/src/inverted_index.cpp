@@ -22,13 +22,22 @@ void InvertedIndex::build(ChunkList chunks, const AnalyzerSet& analyzers, Indexe
   std::vector<std::vector<std::pair<std::string, std::uint32_t>>> counted(n);
   lengths_.assign(n, 0);
   analyzer_of_.assign(n, 0);
+  // The folders every chunk shares ("data/raw/vllm-0.10.1/") say nothing about any chunk and
+  // would put every chunk in the postings of their words: the path is indexed below them.
+  std::size_t common = n ? chunks[0].file_path.size() : 0;
+  for (const Chunk& c : chunks) {
+    common = std::min(common, c.file_path.size());
+    for (std::size_t i = 0; i < common; ++i)
+      if (c.file_path[i] != chunks[0].file_path[i]) common = i;
+  }
+  const std::size_t prefix = n ? chunks[0].file_path.rfind('/', common == 0 ? 0 : common - 1) + 1 : 0;
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
     const Chunk& c = chunks[i];
     analyzer_of_[i] = analyzers.id_for_kind(c.kind);
     const Analyzer& analyzer = *analyzers.analyzers()[analyzer_of_[i]];
     std::vector<std::string> terms;
     analyzer.analyze(c.text, terms);
-    if (fields.path) analyzer.analyze(c.file_path, terms);
+    if (fields.path) analyzer.analyze(std::string_view(c.file_path).substr(prefix), terms);
     if (fields.section) analyzer.analyze(c.section, terms);
     lengths_[i] = static_cast<std::uint32_t>(terms.size());
     counted[i] = count_terms(std::move(terms));

@@ -3,15 +3,66 @@
 #include <algorithm>
 
 namespace rag {
+namespace {
+
+// Scratch arrays that finished accumulators left clean, per thread; a retriever that holds two
+// accumulators at once (feedback) simply takes two.
+std::vector<std::unique_ptr<ScoreAccumulator::Scratch>>& pool() {
+  thread_local std::vector<std::unique_ptr<ScoreAccumulator::Scratch>> scratches;
+  return scratches;
+}
+
+}  // namespace
+
+ScoreAccumulator::ScoreAccumulator(std::size_t chunks) {
+  auto& free = pool();
+  if (!free.empty()) {
+    scratch_ = std::move(free.back());
+    free.pop_back();
+  } else {
+    scratch_ = std::make_unique<Scratch>();
+  }
+  if (scratch_->scores.size() < chunks) {
+    scratch_->scores.resize(chunks, 0.0);
+    scratch_->seen.resize(chunks, 0);
+  }
+}
+
+ScoreAccumulator::~ScoreAccumulator() { release(); }
+
+ScoreAccumulator::ScoreAccumulator(ScoreAccumulator&& other) noexcept
+    : scratch_(std::move(other.scratch_)), touched_(std::move(other.touched_)) {}
+
+ScoreAccumulator& ScoreAccumulator::operator=(ScoreAccumulator&& other) noexcept {
+  if (this != &other) {
+    release();
+    scratch_ = std::move(other.scratch_);
+    touched_ = std::move(other.touched_);
+  }
+  return *this;
+}
+
+void ScoreAccumulator::release() {
+  if (!scratch_) return;
+  for (const std::uint32_t c : touched_) {
+    scratch_->scores[c] = 0.0;
+    scratch_->seen[c] = 0;
+  }
+  touched_.clear();
+  pool().push_back(std::move(scratch_));
+}
 
 std::vector<Hit> ScoreAccumulator::top(std::size_t k) const {
   std::vector<Hit> hits;
   hits.reserve(touched_.size());
-  for (const std::uint32_t c : touched_) hits.push_back({c, scores_[c]});
+  for (const std::uint32_t c : touched_) hits.push_back({c, scratch_->scores[c]});
   const auto better = [](const Hit& x, const Hit& y) { return x.score != y.score ? x.score > y.score : x.chunk < y.chunk; };
   const std::size_t n = std::min(k, hits.size());
-  std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n), hits.end(), better);
-  hits.resize(n);
+  if (n < hits.size()) {
+    std::nth_element(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n), hits.end(), better);
+    hits.resize(n);
+  }
+  std::sort(hits.begin(), hits.end(), better);
   return hits;
 }
 

@@ -98,9 +98,30 @@ TEST(Bm25Retriever, FileWeightLiftsChunksOfFilesThatMatchElsewhere) {
   EXPECT_GT(hits[1].score, hits[2].score);
 }
 
+TEST(Bm25Retriever, CommonTermsOnlyAddToEnoughCandidates) {
+  // 1200 chunks: "needle" in the first 1100, "hay" in all. With common_share 0.5, "hay" no
+  // longer brings in the last 100 once "needle" has found 1100 candidates; with 1, it does.
+  std::vector<Chunk> chunks;
+  for (int i = 0; i < 1200; ++i) chunks.push_back(testing::text_chunk(i < 1100 ? "needle hay" : "hay"));
+  const auto search = [&](const std::string& yaml) {
+    YAML::Node node = YAML::Load(yaml);
+    node["index_path"] = false;
+    node["index_section"] = false;
+    Options options(node, "test");
+    Bm25Retriever r(options);
+    r.build(chunks);
+    return r.search("needle hay", 2000).size();
+  };
+  EXPECT_EQ(search("{common_share: 1}"), 1200u);
+  EXPECT_EQ(search("{common_share: 0.5}"), 1100u);
+  // Under 1000 candidates every term still opens: the toy corpus is searched exactly.
+  EXPECT_EQ(make("{common_share: 0.01}")->search("cherry banana", 10).size(), 3u);
+}
+
 TEST(Bm25Retriever, RejectsBadOptions) {
   for (const char* yaml : {"{variant: bm26}", "{k1: -1}", "{b: 2}", "{k3: 1}", "{feedback: {documents: -1}}",
-                           "{feedback: {weight: 2}}", "{feedback: {dokuments: 3}}", "{file_weight: -1}"}) {
+                           "{feedback: {weight: 2}}", "{feedback: {dokuments: 3}}", "{file_weight: -1}",
+                           "{common_share: 2}"}) {
     YAML::Node node = YAML::Load(yaml);
     Options options(node, "test");
     EXPECT_THROW(Bm25Retriever{options}, Error) << yaml;

@@ -1,7 +1,10 @@
 #pragma once
 // Adding up per-chunk scores for one query and taking the best k: the inner loop that every
-// term-at-a-time retriever shares.
+// term-at-a-time retriever shares. The dense score array is borrowed from a per-thread pool
+// and only the touched entries are reset, so a query costs no allocation or page clearing in
+// proportion to the corpus.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "rag/retriever.hpp"
@@ -10,26 +13,44 @@ namespace rag {
 
 class ScoreAccumulator {
  public:
-  explicit ScoreAccumulator(std::size_t chunks) : scores_(chunks, 0.0), seen_(chunks, false) {}
+  explicit ScoreAccumulator(std::size_t chunks);
+  ~ScoreAccumulator();
+  ScoreAccumulator(ScoreAccumulator&& other) noexcept;
+  ScoreAccumulator& operator=(ScoreAccumulator&& other) noexcept;
+  ScoreAccumulator(const ScoreAccumulator&) = delete;
+  ScoreAccumulator& operator=(const ScoreAccumulator&) = delete;
 
   void add(std::uint32_t chunk, double score) {
-    if (!seen_[chunk]) {
-      seen_[chunk] = true;
+    auto& scratch = *scratch_;
+    if (!scratch.seen[chunk]) {
+      scratch.seen[chunk] = 1;
       touched_.push_back(chunk);
     }
-    scores_[chunk] += score;
+    scratch.scores[chunk] += score;
+  }
+  /// Adds to a chunk that already has a score; others stay out. For very common terms, which
+  /// would otherwise make nearly every chunk a candidate (the "continue" strategy of Moffat
+  /// and Zobel's term-at-a-time evaluation).
+  void add_if_present(std::uint32_t chunk, double score) {
+    if (scratch_->seen[chunk]) scratch_->scores[chunk] += score;
   }
   /// Multiplies the chunk's score, e.g. to normalise it, once all terms are added.
-  void scale(std::uint32_t chunk, double factor) { scores_[chunk] *= factor; }
+  void scale(std::uint32_t chunk, double factor) { scratch_->scores[chunk] *= factor; }
   const std::vector<std::uint32_t>& touched() const { return touched_; }
-  double score(std::uint32_t chunk) const { return scores_[chunk]; }
+  double score(std::uint32_t chunk) const { return scratch_->scores[chunk]; }
 
   /// The `k` best chunks that received any score, best first; ties go to the lower chunk id.
   std::vector<Hit> top(std::size_t k) const;
 
+  struct Scratch {
+    std::vector<double> scores;
+    std::vector<std::uint8_t> seen;
+  };
+
  private:
-  std::vector<double> scores_;
-  std::vector<bool> seen_;
+  void release();
+
+  std::unique_ptr<Scratch> scratch_;
   std::vector<std::uint32_t> touched_;
 };
 

@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::uint32_t kFormat = 1;
 constexpr const char* kFile = "bm25.bin";
+// Below this many candidates, common terms still bring in chunks of their own.
+constexpr std::size_t kMinCandidates = 1000;
 
 }  // namespace
 
@@ -21,6 +23,7 @@ Bm25Retriever::Bm25Retriever(Options& options) : parameters_(Bm25Parameters::fro
   feedback_.weight = feedback.get_number("weight", 0.2, 0.0, 1.0);
   feedback.finish();
   file_weight_ = options.get_number("file_weight", 0.0, 0.0, 100.0);
+  common_share_ = options.get_number("common_share", 1.0 / 16, 0.0, 1.0);
   Options analysis = options.child("analysis");
   analyzers_ = std::make_unique<AnalyzerSet>(analysis);
   options.finish();
@@ -58,18 +61,33 @@ void Bm25Retriever::prepare(ChunkList chunks) {
 }
 
 void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) const {
-  const auto n = static_cast<double>(index_.chunk_count());
+  const std::size_t n = index_.chunk_count();
+  struct Term {
+    InvertedIndex::Postings postings;
+    double weight;
+    std::uint32_t analyzer;
+  };
+  std::vector<Term> found;
   for (std::uint32_t a = 0; a < terms.size(); ++a)
-    for (const auto& [term, weight] : terms[a]) {
-      const auto postings = index_.postings(term);
-      if (postings.chunks.empty()) continue;
-      const double idf = bm25_idf(parameters_, n, static_cast<double>(postings.chunks.size()));
-      for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
-        const std::uint32_t d = postings.chunks[i];
-        if (index_.analyzer_of(d) != a) continue;
-        scores.add(d, weight * idf * bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[d]));
-      }
+    for (const auto& [term, weight] : terms[a])
+      if (const auto postings = index_.postings(term); !postings.chunks.empty()) found.push_back({postings, weight, a});
+  // Rarest first: once rarer terms have found kMinCandidates chunks, terms in more than
+  // common_share of the chunks only add to those.
+  std::sort(found.begin(), found.end(),
+            [](const Term& x, const Term& y) { return x.postings.chunks.size() < y.postings.chunks.size(); });
+  const bool single_analyzer = analyzers_->analyzers().size() == 1;
+  for (const auto& [postings, weight, a] : found) {
+    const double idf = bm25_idf(parameters_, static_cast<double>(n), static_cast<double>(postings.chunks.size()));
+    const bool opens = static_cast<double>(postings.chunks.size()) <= common_share_ * static_cast<double>(n) ||
+                       scores.touched().size() < kMinCandidates;
+    for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
+      const std::uint32_t d = postings.chunks[i];
+      if (!single_analyzer && index_.analyzer_of(d) != a) continue;
+      const double s = weight * idf * bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[d]);
+      if (opens) scores.add(d, s);
+      else scores.add_if_present(d, s);
     }
+  }
 }
 
 Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, const std::vector<Hit>& top) const {
@@ -110,7 +128,7 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
   return expanded;
 }
 
-std::vector<Hit> Bm25Retriever::boost_by_file(const ScoreAccumulator& scores, std::size_t k) const {
+void Bm25Retriever::boost_by_file(ScoreAccumulator& scores) const {
   // The two best scores of each file: a chunk is lifted by the best of the others.
   std::vector<std::pair<double, double>> best(file_count_, {0.0, 0.0});
   for (const std::uint32_t c : scores.touched()) {
@@ -123,13 +141,11 @@ std::vector<Hit> Bm25Retriever::boost_by_file(const ScoreAccumulator& scores, st
       second = s;
     }
   }
-  ScoreAccumulator boosted(index_.chunk_count());
+  // In place: each chunk reads only its own score, and the bests are those before the lift.
   for (const std::uint32_t c : scores.touched()) {
     const auto& [first, second] = best[file_of_[c]];
-    const double s = scores.score(c);
-    boosted.add(c, s + file_weight_ * (s == first ? second : first));
+    scores.add(c, file_weight_ * (scores.score(c) == first ? second : first));
   }
-  return boosted.top(k);
 }
 
 std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {
@@ -144,7 +160,8 @@ std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) co
     score(expand(terms, scores.top(feedback_.documents)), second);
     scores = std::move(second);
   }
-  return file_weight_ > 0 ? boost_by_file(scores, k) : scores.top(k);
+  if (file_weight_ > 0) boost_by_file(scores);
+  return scores.top(k);
 }
 
 }  // namespace rag

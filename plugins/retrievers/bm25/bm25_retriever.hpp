@@ -12,8 +12,11 @@ class Bm25Retriever final : public Retriever {
  public:
   /// Options: variant (robertson | lucene | bm25l | bm25plus), k1, b, delta (see
   /// Bm25Parameters), index_path, index_section (see IndexedFields), analysis (see AnalyzerSet),
-  /// feedback (see Feedback) and file_weight: each chunk also gets file_weight times the best
-  /// score of another chunk of its file, so that files that match as a whole rise together.
+  /// feedback (see Feedback), file_weight: each chunk also gets file_weight times the best
+  /// score of another chunk of its file, so that files that match as a whole rise together, and
+  /// common_share (default 1/16): once rarer query terms have found 1000 candidate chunks, a
+  /// term found in more than that share of the chunks only adds to the candidates, which
+  /// spares scoring most of the corpus for words like "model" (1 scores every chunk exactly).
   explicit Bm25Retriever(Options& options);
 
   /// Pseudo-relevance feedback (RM3): the query is expanded with the `terms` terms that weigh
@@ -36,7 +39,7 @@ class Bm25Retriever final : public Retriever {
   using WeightedTerms = std::vector<std::vector<std::pair<std::string, double>>>;
   void score(const WeightedTerms& terms, ScoreAccumulator& scores) const;
   WeightedTerms expand(const WeightedTerms& terms, const std::vector<Hit>& top) const;
-  std::vector<Hit> boost_by_file(const ScoreAccumulator& scores, std::size_t k) const;
+  void boost_by_file(ScoreAccumulator& scores) const;
 
   Bm25Parameters parameters_;
   IndexedFields fields_;
@@ -44,6 +47,7 @@ class Bm25Retriever final : public Retriever {
   InvertedIndex index_;
   Feedback feedback_;
   double file_weight_ = 0;
+  double common_share_ = 1.0 / 16;
   std::vector<double> length_norm_;  ///< 1 - b + b * |d| / avgdl, per chunk
   std::vector<std::uint32_t> file_of_;  ///< a number per file, per chunk
   std::size_t file_count_ = 0;

@@ -34,17 +34,4 @@ double bm25_idf(const Bm25Parameters& p, double n, double df) {
   return 0.0;
 }
 
-double bm25_tf_weight(const Bm25Parameters& p, double tf, double norm) {
-  switch (p.variant) {
-    case Bm25Variant::robertson: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm);
-    case Bm25Variant::lucene: return tf / (tf + p.k1 * norm);
-    case Bm25Variant::bm25l: {
-      const double c = tf / norm;
-      return (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta);
-    }
-    case Bm25Variant::bm25plus: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm) + p.delta;
-  }
-  return 0.0;
-}
-
 }  // namespace rag

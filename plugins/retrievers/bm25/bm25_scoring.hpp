@@ -26,7 +26,18 @@ struct Bm25Parameters {
 };
 
 double bm25_idf(const Bm25Parameters& p, double documents, double document_frequency);
-/// `length_norm` is 1 - b + b * |d| / avgdl.
-double bm25_tf_weight(const Bm25Parameters& p, double term_frequency, double length_norm);
+/// `length_norm` is 1 - b + b * |d| / avgdl. Inline: it runs once per posting of a query.
+inline double bm25_tf_weight(const Bm25Parameters& p, double tf, double norm) {
+  switch (p.variant) {
+    case Bm25Variant::robertson: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm);
+    case Bm25Variant::lucene: return tf / (tf + p.k1 * norm);
+    case Bm25Variant::bm25l: {
+      const double c = tf / norm;
+      return (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta);
+    }
+    case Bm25Variant::bm25plus: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm) + p.delta;
+  }
+  return 0.0;
+}
 
 }  // namespace rag
