@@ -11,15 +11,8 @@
 # Usage: bench/answer.sh [--pipeline configs/default.yaml] [--runs 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pipeline=configs/default.yaml
-runs=5
-while (($#)); do
-  case "$1" in
-    --pipeline) pipeline=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    *) echo "usage: bench/answer.sh [--pipeline FILE] [--runs N]" >&2; exit 2 ;;
-  esac
-done
+source bench/common.sh
+parse_bench_args answer.sh "$@"
 rag=build/release/rag
 datasets=../shared/data/datasets/UnansweredQuestions
 out=$(mktemp -d)
@@ -30,13 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 percentiles() { sort -g | awk '{a[NR]=$1} END {printf "p50 %.2f ms, p95 %.2f ms, max %.2f ms (%d questions)\n", a[int(NR*0.5)+1], a[int(NR*0.95)+1], a[NR], NR}'; }
-seconds() {
-  local start=$(date +%s%N)
-  "$@" >/dev/null 2>&1
-  awk -v ns=$(($(date +%s%N) - start)) 'BEGIN {print ns / 1e9}'
-}
 # The first `n` questions of a dataset, one a line.
 questions() { python3 -c 'import json,sys; [print(q["question"]) for q in json.load(open(sys.argv[1]))["rag_questions"][:int(sys.argv[2])]]' "$1" "$2"; }
 # total_ms of `rag answer` for each question on stdin.

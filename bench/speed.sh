@@ -6,26 +6,13 @@
 # Usage: bench/speed.sh [--pipeline configs/default.yaml] [--runs 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pipeline=configs/default.yaml
-runs=5
-while (($#)); do
-  case "$1" in
-    --pipeline) pipeline=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    *) echo "usage: bench/speed.sh [--pipeline FILE] [--runs N]" >&2; exit 2 ;;
-  esac
-done
+source bench/common.sh
+parse_bench_args speed.sh "$@"
 rag=build/release/rag
 datasets=../shared/data/datasets/UnansweredQuestions
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-seconds() {
-  local start=$(date +%s%N)
-  "$@" >/dev/null 2>&1
-  awk -v ns=$(($(date +%s%N) - start)) 'BEGIN {print ns / 1e9}'
-}
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
 echo "pipeline: $pipeline, $runs runs each, medians"

@@ -8,26 +8,11 @@
 # Usage: bench/xapian.sh [--pipeline configs/default.yaml] [--runs 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pipeline=configs/default.yaml
-runs=5
-while (($#)); do
-  case "$1" in
-    --pipeline) pipeline=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    *) echo "usage: bench/xapian.sh [--pipeline FILE] [--runs N]" >&2; exit 2 ;;
-  esac
-done
+source bench/common.sh
+parse_bench_args xapian.sh "$@"
 
-missing=()
-for p in libxapian-dev time; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "==> installing Debian packages: ${missing[*]}" >&2
-  sudo_cmd=(); [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source scripts/debian.sh
+ensure_debian_packages libxapian-dev time
 
 rag=build/release/rag
 [[ -x $rag ]] || scripts/setup.sh --no-run
@@ -36,7 +21,6 @@ echo "==> building the benchmark (release) in $build" >&2
 cmake -S bench/xapian -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target xapian_bench >&2
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # Peak resident memory of a command, in MB.
 peak_mb() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.0f\n", $1 / 1024}'; }
 

@@ -22,16 +22,8 @@ done
   dataset_fuzzer query_fuzzer)
 
 # clang and its fuzzer runtime come from Debian; the rest of the stack from scripts/setup.sh.
-missing=()
-for p in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "==> installing Debian packages: ${missing[*]}" >&2
-  sudo_cmd=(); [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source scripts/debian.sh
+ensure_debian_packages clang libclang-rt-14-dev
 
 build=build/fuzz
 echo "==> building the fuzz targets (clang, ASan+UBSan) in $build" >&2

@@ -17,17 +17,9 @@ packages=(build-essential cmake ninja-build pkg-config git openssl ca-certificat
   libboost-dev libboost-program-options-dev libyaml-cpp-dev libtree-sitter-dev libmd4c-dev
   libstemmer-dev nlohmann-json3-dev libcpp-httplib-dev libtbb-dev libgtest-dev libgmock-dev
   libbenchmark-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-command -v npm >/dev/null || missing+=(npm)  # keep a Node.js the machine already has
-if ((${#missing[@]})); then
-  say "installing Debian packages: ${missing[*]}"
-  sudo_cmd=(); [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source scripts/debian.sh
+command -v npm >/dev/null || packages+=(npm)  # keep a Node.js the machine already has
+ensure_debian_packages "${packages[@]}"
 
 # --- tree-sitter-python grammar (C sources from npm; never committed) -----------------------
 grammar_version=0.23.6

@@ -58,18 +58,25 @@ void InvertedIndex::build(ChunkList chunks, const AnalyzerSet& analyzers, Indexe
     term_offsets_.push_back(terms_.size());
   }
 
+  // Each chunk's terms as ids, in parallel (the map is only read now), then postings by
+  // counting sort: chunk ids come out ascending in every list.
+  std::vector<std::vector<std::uint32_t>> term_ids(n);
+  tbb::parallel_for(std::size_t{0}, n, [&](std::size_t d) {
+    term_ids[d].reserve(counted[d].size());
+    for (const auto& [term, tf] : counted[d]) term_ids[d].push_back(ids.find(term)->second);
+  });
   std::vector<std::uint64_t> counts(vocabulary.size() + 1, 0);
-  for (const auto& doc : counted)
-    for (const auto& [term, tf] : doc) ++counts[ids[term] + 1];
+  for (const auto& doc : term_ids)
+    for (const std::uint32_t id : doc) ++counts[id + 1];
   std::partial_sum(counts.begin(), counts.end(), counts.begin());
   posting_offsets_ = counts;
   posting_chunks_.assign(counts.back(), 0);
   posting_frequencies_.assign(counts.back(), 0);
   for (std::size_t d = 0; d < n; ++d)
-    for (const auto& [term, tf] : counted[d]) {
-      const std::uint64_t at = counts[ids[term]]++;
+    for (std::size_t t = 0; t < term_ids[d].size(); ++t) {
+      const std::uint64_t at = counts[term_ids[d][t]]++;
       posting_chunks_[at] = static_cast<std::uint32_t>(d);
-      posting_frequencies_[at] = tf;
+      posting_frequencies_[at] = counted[d][t].second;
     }
   const double total = std::accumulate(lengths_.begin(), lengths_.end(), 0.0);
   average_length_ = n ? total / static_cast<double>(n) : 0.0;
