@@ -1,26 +1,21 @@
 #include "rag/checksum.hpp"
 
-#include <boost/crc.hpp>
+#include <zlib.h>
 
 #include <cstdio>
 
 namespace rag {
 namespace {
 
-std::uint32_t crc32_from(std::uint32_t seed, std::string_view data) {
-  boost::crc_32_type crc;
-  crc.reset(seed);
-  crc.process_bytes(data.data(), data.size());
-  return crc.checksum();
+// zlib's CRC-32 (table-driven, several bytes a step): index files are checked at every load.
+std::uint32_t crc32_from(std::uint32_t running, std::string_view data) {
+  return static_cast<std::uint32_t>(
+      ::crc32_z(running, reinterpret_cast<const Bytef*>(data.data()), static_cast<z_size_t>(data.size())));
 }
 
 }  // namespace
 
-std::uint32_t crc32(std::string_view data) {
-  boost::crc_32_type crc;
-  crc.process_bytes(data.data(), data.size());
-  return crc.checksum();
-}
+std::uint32_t crc32(std::string_view data) { return crc32_from(0, data); }
 
 Digest& Digest::add(std::string_view piece) {
   // The length goes in first so that ("ab", "c") and ("a", "bc") differ.

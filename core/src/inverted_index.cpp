@@ -132,7 +132,7 @@ InvertedIndex::Postings InvertedIndex::postings(std::string_view wanted) const {
 InvertedIndex::Postings InvertedIndex::postings_of(std::size_t id) const {
   const auto begin = posting_offsets_[id];
   const auto size = posting_offsets_[id + 1] - begin;
-  return {std::span(posting_chunks_).subspan(begin, size), std::span(posting_frequencies_).subspan(begin, size)};
+  return {std::span(posting_chunks_).subspan(begin, size), std::span(posting_frequencies_).subspan(begin, size), begin};
 }
 
 }  // namespace rag

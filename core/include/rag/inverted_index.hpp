@@ -29,6 +29,7 @@ class InvertedIndex {
   struct Postings {
     std::span<const std::uint32_t> chunks;       ///< ascending chunk ids
     std::span<const std::uint32_t> frequencies;  ///< term frequency in each
+    std::uint64_t offset = 0;  ///< where these postings start among all postings (see posting_count)
   };
 
   /// Analyzes every chunk in parallel and builds the postings.
@@ -39,6 +40,8 @@ class InvertedIndex {
 
   std::size_t chunk_count() const { return lengths_.size(); }
   std::size_t term_count() const { return term_offsets_.empty() ? 0 : term_offsets_.size() - 1; }
+  /// Postings of all terms together; Postings::offset indexes into that many values.
+  std::size_t posting_count() const { return posting_chunks_.size(); }
   /// Number of terms indexed for the chunk.
   std::uint32_t length(std::uint32_t chunk) const { return lengths_[chunk]; }
   double average_length() const { return average_length_; }

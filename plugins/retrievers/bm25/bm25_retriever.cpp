@@ -58,6 +58,12 @@ void Bm25Retriever::prepare(ChunkList chunks) {
   length_norm_.resize(index_.chunk_count());
   for (std::uint32_t d = 0; d < length_norm_.size(); ++d)
     length_norm_[d] = 1.0 - parameters_.b + parameters_.b * index_.length(d) / average;
+  // Every posting's tf weight, once: a query then only multiplies and adds.
+  impacts_.resize(index_.posting_count());
+  index_.for_each_term([&](const InvertedIndex::Postings& postings) {
+    for (std::size_t i = 0; i < postings.chunks.size(); ++i)
+      impacts_[postings.offset + i] = bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[postings.chunks[i]]);
+  });
 }
 
 void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) const {
@@ -83,7 +89,7 @@ void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) 
     for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
       const std::uint32_t d = postings.chunks[i];
       if (!single_analyzer && index_.analyzer_of(d) != a) continue;
-      const double s = weight * idf * bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[d]);
+      const double s = weight * idf * impacts_[postings.offset + i];
       if (opens) scores.add(d, s);
       else scores.add_if_present(d, s);
     }

@@ -49,6 +49,7 @@ class Bm25Retriever final : public Retriever {
   double file_weight_ = 0;
   double common_share_ = 1.0 / 16;
   std::vector<double> length_norm_;  ///< 1 - b + b * |d| / avgdl, per chunk
+  std::vector<double> impacts_;      ///< bm25_tf_weight of every posting, as the index orders them
   std::vector<std::uint32_t> file_of_;  ///< a number per file, per chunk
   std::size_t file_count_ = 0;
   ChunkList chunks_;                    ///< the chunks searched, for feedback
