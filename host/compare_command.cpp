@@ -90,6 +90,110 @@ std::string verdict(const std::string& a, const std::string& b, const PairedComp
   return line;
 }
 
+void print_table(const std::string& file, std::size_t questions, const std::vector<Contender>& contenders,
+                 const std::vector<DatasetRun>& runs) {
+  std::printf("\n== %s (%zu questions)\n\n%-24s", file.c_str(), questions, "");
+  for (const auto& c : contenders) std::printf(" %14s", (c.letter + ": " + c.pipeline.name).substr(0, 14).c_str());
+  for (std::size_t i = 1; i < contenders.size(); ++i) std::printf(" %9s", (contenders[i].letter + "-A").c_str());
+  std::printf("\n");
+  auto row = [&](const char* label, auto value, bool difference) {
+    std::printf("%-24s", label);
+    for (const auto& r : runs) std::printf(" %14.3f", value(r));
+    if (difference)
+      for (std::size_t i = 1; i < runs.size(); ++i) std::printf(" %+9.3f", value(runs[i]) - value(runs[0]));
+    std::printf("\n");
+  };
+  for (const std::size_t cut : {1, 3, 5, 10})
+    row(("recall@" + std::to_string(cut)).c_str(), [cut](const DatasetRun& r) { return r.evaluation.recall.at(cut); }, true);
+  row("MRR", [](const DatasetRun& r) { return r.evaluation.mrr; }, true);
+  row("nDCG@10", [](const DatasetRun& r) { return r.evaluation.ndcg10; }, true);
+  row("query latency mean (ms)", [](const DatasetRun& r) { return r.latency_mean_ms; }, false);
+  row("query latency p95 (ms)", [](const DatasetRun& r) { return r.latency_p95_ms; }, false);
+  std::printf("%-24s", "index time (s)");
+  for (const auto& c : contenders) {
+    char cell[32];
+    std::snprintf(cell, sizeof cell, c.reused ? "%.2f (reused)" : "%.2f", c.index_seconds);
+    std::printf(" %14s", cell);
+  }
+  std::printf("\n%-24s", "index size (MB)");
+  for (const auto& c : contenders) std::printf(" %14.1f", static_cast<double>(c.index_bytes) / 1e6);
+  std::printf("\n");
+}
+
+std::string markdown_table(const std::string& file, std::size_t questions, const std::vector<Contender>& contenders,
+                           const std::vector<DatasetRun>& runs) {
+  std::string md = "### " + std::filesystem::path(file).filename().string() + " (" + std::to_string(questions) +
+                   " questions)\n\n| pipeline | recall@1 | recall@3 | recall@5 | recall@10 | MRR | nDCG@10 | mean ms |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Evaluation& e = runs[i].evaluation;
+    char line[512];
+    std::snprintf(line, sizeof line, "| %s: %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+                  contenders[i].letter.c_str(), contenders[i].pipeline.name.c_str(), e.recall.at(1), e.recall.at(3),
+                  e.recall.at(5), e.recall.at(10), e.mrr, e.ndcg10, runs[i].latency_mean_ms);
+    md += line;
+  }
+  return md + "\n";
+}
+
+json results_json(const Contender& c, const DatasetRun& run) {
+  json r = {{"pipeline", c.letter}};
+  for (const auto& [cut, value] : run.evaluation.recall) r["recall@" + std::to_string(cut)] = value;
+  r["mrr"] = run.evaluation.mrr;
+  r["ndcg@10"] = run.evaluation.ndcg10;
+  r["latency_mean_ms"] = run.latency_mean_ms;
+  r["latency_p95_ms"] = run.latency_p95_ms;
+  return r;
+}
+
+// The paired test of `b` against A on recall@k, and the questions one finds and the other
+// misses: printed (`show` questions a side), and returned as JSON.
+json compare_with_baseline(const std::string& b, const DatasetRun& base_run, const DatasetRun& other_run, std::size_t k,
+                           long long show) {
+  const auto& base = base_run.evaluation.outcomes;
+  const auto& other = other_run.evaluation.outcomes;
+  std::vector<double> a_scores, b_scores;
+  for (const auto& o : base) a_scores.push_back(question_recall(o, k));
+  for (const auto& o : other) b_scores.push_back(question_recall(o, k));
+  const PairedComparison p = compare_paired(a_scores, b_scores);
+  const std::string a = "A", at_k = "recall@" + std::to_string(k);
+  std::printf("\n%s-A on %s: %+.3f, 95%% CI [%+.3f, %+.3f] (paired bootstrap, %zu resamples, %s); "
+              "sign test: %s wins %zu, loses %zu, ties %zu, %s\n=> %s\n",
+              b.c_str(), at_k.c_str(), p.mean_difference, p.ci_low, p.ci_high, p.resamples, p_value(p.bootstrap_p).c_str(),
+              b.c_str(), p.wins, p.losses, p.ties, p_value(p.sign_p).c_str(), verdict(a, b, p).c_str());
+  json only_a = json::array(), only_b = json::array();
+  for (std::size_t q = 0; q < base.size(); ++q) {
+    const std::size_t ra = first_rank(base[q]), rb = first_rank(other[q]);
+    const bool found_a = ra != 0 && ra <= k, found_b = rb != 0 && rb <= k;
+    if (found_a == found_b) continue;
+    json entry = {{"question_id", base[q].question_id}, {"question", base[q].question}, {"rank_a", ra}, {"rank_b", rb}};
+    (found_a ? only_a : only_b).push_back(std::move(entry));
+  }
+  for (const auto& [side, list] : {std::pair{a, &only_a}, std::pair{b, &only_b}}) {
+    std::printf("\nonly %s finds within %zu (%zu):%s\n", side.c_str(), k, list->size(), list->empty() ? " none" : "");
+    long long shown = 0;
+    for (const auto& e : *list) {
+      if (shown++ == show) {
+        std::printf("  ... %zu more (--show N, or --json FILE for all)\n", list->size() - static_cast<std::size_t>(show));
+        break;
+      }
+      std::printf("  [A %2s | %s %2s] %s  %s\n", rank_text(e["rank_a"]).c_str(), b.c_str(), rank_text(e["rank_b"]).c_str(),
+                  e["question_id"].get<std::string>().substr(0, 8).c_str(), e["question"].get<std::string>().c_str());
+    }
+  }
+  return {{"a", a},
+          {"b", b},
+          {"metric", at_k},
+          {"mean_difference", p.mean_difference},
+          {"ci95", {p.ci_low, p.ci_high}},
+          {"bootstrap_p", p.bootstrap_p},
+          {"bootstrap_resamples", p.resamples},
+          {"sign_test", {{"wins", p.wins}, {"losses", p.losses}, {"ties", p.ties}, {"p", p.sign_p}}},
+          {"verdict", verdict(a, b, p)},
+          {"only_a", std::move(only_a)},
+          {"only_b", std::move(only_b)}};
+}
+
 }  // namespace
 
 int compare(const cli::Invocation& inv) {
@@ -141,108 +245,16 @@ int compare(const cli::Invocation& inv) {
                                 {"index_reused", c.reused},
                                 {"index_bytes", c.index_bytes}});
 
-  const std::string at_k = "recall@" + std::to_string(k);
   std::string markdown;
   for (const auto& [file, questions] : datasets) {
     std::vector<DatasetRun> runs;
     for (const auto& c : contenders) runs.push_back(run(c, questions));
-
-    std::printf("\n== %s (%zu questions)\n\n%-24s", file.c_str(), questions.size(), "");
-    for (const auto& c : contenders) std::printf(" %14s", (c.letter + ": " + c.pipeline.name).substr(0, 14).c_str());
-    for (std::size_t i = 1; i < contenders.size(); ++i) std::printf(" %9s", (contenders[i].letter + "-A").c_str());
-    std::printf("\n");
-    auto row = [&](const char* label, auto value, const char* format, bool difference) {
-      std::printf("%-24s", label);
-      for (const auto& r : runs) std::printf(format, value(r));
-      if (difference)
-        for (std::size_t i = 1; i < runs.size(); ++i) std::printf(" %+9.3f", value(runs[i]) - value(runs[0]));
-      std::printf("\n");
-    };
-    for (const std::size_t cut : {1, 3, 5, 10})
-      row(("recall@" + std::to_string(cut)).c_str(), [cut](const DatasetRun& r) { return r.evaluation.recall.at(cut); },
-          " %14.3f", true);
-    row("MRR", [](const DatasetRun& r) { return r.evaluation.mrr; }, " %14.3f", true);
-    row("nDCG@10", [](const DatasetRun& r) { return r.evaluation.ndcg10; }, " %14.3f", true);
-    row("query latency mean (ms)", [](const DatasetRun& r) { return r.latency_mean_ms; }, " %14.3f", false);
-    row("query latency p95 (ms)", [](const DatasetRun& r) { return r.latency_p95_ms; }, " %14.3f", false);
-    std::printf("%-24s", "index time (s)");
-    for (const auto& c : contenders) {
-      char cell[32];
-      std::snprintf(cell, sizeof cell, c.reused ? "%.2f (reused)" : "%.2f", c.index_seconds);
-      std::printf(" %14s", cell);
-    }
-    std::printf("\n%-24s", "index size (MB)");
-    for (const auto& c : contenders) std::printf(" %14.1f", static_cast<double>(c.index_bytes) / 1e6);
-    std::printf("\n");
-
+    print_table(file, questions.size(), contenders, runs);
+    markdown += markdown_table(file, questions.size(), contenders, runs);
     json dataset = {{"file", file}, {"questions", questions.size()}, {"results", json::array()}, {"comparisons", json::array()}};
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      json r = {{"pipeline", contenders[i].letter}};
-      for (const auto& [cut, value] : runs[i].evaluation.recall) r["recall@" + std::to_string(cut)] = value;
-      r["mrr"] = runs[i].evaluation.mrr;
-      r["ndcg@10"] = runs[i].evaluation.ndcg10;
-      r["latency_mean_ms"] = runs[i].latency_mean_ms;
-      r["latency_p95_ms"] = runs[i].latency_p95_ms;
-      dataset["results"].push_back(std::move(r));
-    }
-    markdown += "### " + std::filesystem::path(file).filename().string() + " (" + std::to_string(questions.size()) +
-                " questions)\n\n| pipeline | recall@1 | recall@3 | recall@5 | recall@10 | MRR | nDCG@10 | mean ms |\n"
-                "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const Evaluation& e = runs[i].evaluation;
-      char line[512];
-      std::snprintf(line, sizeof line, "| %s: %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", contenders[i].letter.c_str(),
-                    contenders[i].pipeline.name.c_str(), e.recall.at(1), e.recall.at(3), e.recall.at(5), e.recall.at(10), e.mrr,
-                    e.ndcg10, runs[i].latency_mean_ms);
-      markdown += line;
-    }
-    markdown += "\n";
-    const auto& base = runs[0].evaluation.outcomes;
-    std::vector<double> a_scores;
-    for (const auto& o : base) a_scores.push_back(question_recall(o, k));
-    for (std::size_t i = 1; i < runs.size(); ++i) {
-      const auto& other = runs[i].evaluation.outcomes;
-      std::vector<double> b_scores;
-      for (const auto& o : other) b_scores.push_back(question_recall(o, k));
-      const PairedComparison p = compare_paired(a_scores, b_scores);
-      const std::string a = "A", b = contenders[i].letter;
-      std::printf("\n%s-A on %s: %+.3f, 95%% CI [%+.3f, %+.3f] (paired bootstrap, %zu resamples, %s); "
-                  "sign test: %s wins %zu, loses %zu, ties %zu, %s\n=> %s\n",
-                  b.c_str(), at_k.c_str(), p.mean_difference, p.ci_low, p.ci_high, p.resamples,
-                  p_value(p.bootstrap_p).c_str(), b.c_str(), p.wins, p.losses, p.ties, p_value(p.sign_p).c_str(),
-                  verdict(a, b, p).c_str());
-      json only_a = json::array(), only_b = json::array();
-      for (std::size_t q = 0; q < base.size(); ++q) {
-        const std::size_t ra = first_rank(base[q]), rb = first_rank(other[q]);
-        const bool found_a = ra != 0 && ra <= k, found_b = rb != 0 && rb <= k;
-        if (found_a == found_b) continue;
-        json entry = {{"question_id", base[q].question_id}, {"question", base[q].question}, {"rank_a", ra}, {"rank_b", rb}};
-        (found_a ? only_a : only_b).push_back(std::move(entry));
-      }
-      for (const auto& [side, list] : {std::pair{a, &only_a}, std::pair{b, &only_b}}) {
-        std::printf("\nonly %s finds within %zu (%zu):%s\n", side.c_str(), k, list->size(), list->empty() ? " none" : "");
-        long long shown = 0;
-        for (const auto& e : *list) {
-          if (shown++ == show) {
-            std::printf("  ... %zu more (--show N, or --json FILE for all)\n", list->size() - static_cast<std::size_t>(show));
-            break;
-          }
-          std::printf("  [A %2s | %s %2s] %s  %s\n", rank_text(e["rank_a"]).c_str(), b.c_str(), rank_text(e["rank_b"]).c_str(),
-                      e["question_id"].get<std::string>().substr(0, 8).c_str(), e["question"].get<std::string>().c_str());
-        }
-      }
-      dataset["comparisons"].push_back({{"a", a},
-                                        {"b", b},
-                                        {"metric", at_k},
-                                        {"mean_difference", p.mean_difference},
-                                        {"ci95", {p.ci_low, p.ci_high}},
-                                        {"bootstrap_p", p.bootstrap_p},
-                                        {"bootstrap_resamples", p.resamples},
-                                        {"sign_test", {{"wins", p.wins}, {"losses", p.losses}, {"ties", p.ties}, {"p", p.sign_p}}},
-                                        {"verdict", verdict(a, b, p)},
-                                        {"only_a", std::move(only_a)},
-                                        {"only_b", std::move(only_b)}});
-    }
+    for (std::size_t i = 0; i < runs.size(); ++i) dataset["results"].push_back(results_json(contenders[i], runs[i]));
+    for (std::size_t i = 1; i < runs.size(); ++i)
+      dataset["comparisons"].push_back(compare_with_baseline(contenders[i].letter, runs[0], runs[i], k, show));
     out["datasets"].push_back(std::move(dataset));
   }
   if (vm->count("json")) write_file_atomically((*vm)["json"].as<std::string>(), out.dump(2) + "\n");
