@@ -13,7 +13,7 @@
 #include <random>
 #include <thread>
 
-#include "e2e/rag_process.hpp"
+#include "e2e/fixture_repo_test.hpp"
 
 namespace rag {
 namespace {
@@ -26,17 +26,6 @@ namespace fs = std::filesystem;
 using testing::Outcome;
 using testing::run_rag;
 
-constexpr const char* kPipeline = R"(
-corpus:
-  root: repo
-chunkers:
-  - {plugin: python, files: "**/*.py", options: {max_chunk_size: 400}}
-  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 400}}
-  - {plugin: text, files: "**", options: {max_chunk_size: 400}}
-retriever:
-  plugin: bm25
-index: index
-)";
 
 // Code points of UTF-8 text, for comparing spans with Python's string indexing.
 std::u32string decode(const std::string& text) {
@@ -52,56 +41,8 @@ std::u32string decode(const std::string& text) {
   return out;
 }
 
-class BadInput : public ::testing::Test {
+class BadInput : public testing::FixtureRepoTest {
  protected:
-  void SetUp() override {
-    fs::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir_ / "repo", fs::copy_options::recursive);
-    dir_.write("pipeline.yaml", kPipeline);
-  }
-
-  Outcome rag(const std::string& args, const std::string& prefix = "") const { return run_rag(dir_.path(), args, prefix); }
-
-  // The pipeline with `from` replaced by `to`, written to `name`.
-  void write_variant(const std::string& name, const std::string& from, const std::string& to) const {
-    std::string text = kPipeline;
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    dir_.write(name, text.replace(at, from.size(), to));
-  }
-
-  void index() const {
-    const Outcome r = rag("index --pipeline pipeline.yaml");
-    ASSERT_EQ(r.status, 0) << r.err;
-  }
-
-  // A failed command: non-zero exit that is not a signal, one "error:" line mentioning
-  // `expected`, and no temporary file left anywhere in the test folder.
-  Outcome expect_error(const std::string& args, const std::string& expected, const std::string& prefix = "") const {
-    const Outcome r = rag(args, prefix);
-    EXPECT_NE(r.status, 0) << args;
-    EXPECT_LT(r.status, 128) << args << ": killed by a signal";
-    EXPECT_THAT(r.err, StartsWith("error: ")) << args;
-    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
-    EXPECT_TRUE(r.out.empty()) << args << ": " << r.out;
-    expect_no_temporaries();
-    return r;
-  }
-
-  // A command that goes on: exit 0, and `expected` on stderr.
-  Outcome expect_success(const std::string& args, const std::string& expected = "") const {
-    const Outcome r = rag(args);
-    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
-    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
-    return r;
-  }
-
-  void expect_no_temporaries() const {
-    std::error_code ec;
-    for (fs::recursive_directory_iterator it(dir_.path(), ec), end; !ec && it != end; it.increment(ec))
-      EXPECT_EQ(it->path().filename().string().find(".tmp-"), std::string::npos) << it->path() << " was left behind";
-  }
-
   // Root ignores file permissions: tests of unreadable or unwritable paths drop to `nobody`.
   static std::string unprivileged() {
     return ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups --" : "";
@@ -112,7 +53,6 @@ class BadInput : public ::testing::Test {
     return "index/" + manifest["generation"].get<std::string>() + "/" + name;
   }
 
-  testing::TempDir dir_;
 };
 
 // --- corpus -----------------------------------------------------------------------------------
@@ -496,7 +436,7 @@ TEST_F(BadSearch, CorpusChangedOrGoneIsAWarning) {
 TEST(BadSearchIndex, NoIndexYet) {
   testing::TempDir dir;
   fs::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir / "repo", fs::copy_options::recursive);
-  dir.write("pipeline.yaml", kPipeline);
+  dir.write("pipeline.yaml", testing::kFixturePipeline);
   const Outcome r = run_rag(dir.path(), "search port --pipeline pipeline.yaml");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "error: no index at index; run `rag index --pipeline pipeline.yaml` first\n");

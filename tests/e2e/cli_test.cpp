@@ -7,7 +7,7 @@
 #include <array>
 #include <cstdio>
 
-#include "e2e/rag_process.hpp"
+#include "e2e/fixture_repo_test.hpp"
 
 namespace rag {
 namespace {
@@ -17,48 +17,23 @@ using json = nlohmann::json;
 
 using testing::Outcome;
 
-// Runs `rag <args>` in `cwd`; `env` goes before the program ("NAME=value ").
-Outcome rag(const std::filesystem::path& cwd, const std::string& args, const std::string& env = "") {
-  return testing::run_rag(cwd, args, env);
-}
-
-class CliTest : public ::testing::Test {
+class CliTest : public testing::FixtureRepoTest {
  protected:
   void SetUp() override {
-    std::filesystem::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir_ / "repo", std::filesystem::copy_options::recursive);
+    FixtureRepoTest::SetUp();
     dir_.write("repo/image.png", std::string("\x89PNG\r\n\x1a\n\0\0\0", 11));
     dir_.write("repo/latin1.txt", "caf\xe9\n");
-    dir_.write("pipeline.yaml", R"(
-corpus:
-  root: repo
-chunkers:
-  - {plugin: python, files: "**/*.py", options: {max_chunk_size: 400}}
-  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 400}}
-  - {plugin: text, files: "**", options: {max_chunk_size: 400}}
-retriever:
-  plugin: bm25
-index: index
-)");
   }
-  // A failed command: non-zero, one line of error on stderr that mentions `expected`.
-  void expect_error(const std::string& args, const std::string& expected) {
-    const Outcome r = rag(dir_.path(), args);
-    EXPECT_NE(r.status, 0) << args;
-    EXPECT_LT(r.status, 128) << args << ": killed by a signal";
-    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
-  }
-  testing::TempDir dir_;
 };
 
 TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
-  const Outcome indexed = rag(dir_.path(), "index --pipeline pipeline.yaml -v");
+  const Outcome indexed = rag("index --pipeline pipeline.yaml -v");
   ASSERT_EQ(indexed.status, 0) << indexed.err;
   EXPECT_THAT(indexed.err, HasSubstr("image.png: skipped, binary"));
   EXPECT_THAT(indexed.err, HasSubstr("latin1.txt: skipped, not valid UTF-8"));
   EXPECT_TRUE(std::filesystem::exists(dir_ / "index/manifest.json"));
 
-  const Outcome found = rag(dir_.path(), "search 'which flag loads AWQ quantized checkpoints?' --pipeline pipeline.yaml --k 3 "
+  const Outcome found = rag("search 'which flag loads AWQ quantized checkpoints?' --pipeline pipeline.yaml --k 3 "
                                      "--truth repo/docs/guide.md:200:300");
   ASSERT_EQ(found.status, 0) << found.err;
   const json result = json::parse(found.out);
@@ -81,7 +56,7 @@ TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
   EXPECT_TRUE(result["metrics"].contains("recall@5"));
   EXPECT_FALSE(result["strategy"].get<std::string>().empty());
 
-  const Outcome code = rag(dir_.path(), "search 'How is the TCP port number parsed?' --pipeline pipeline.yaml --k 1");
+  const Outcome code = rag("search 'How is the TCP port number parsed?' --pipeline pipeline.yaml --k 1");
   ASSERT_EQ(code.status, 0) << code.err;
   EXPECT_EQ(json::parse(code.out)["retrieved_chunks"][0]["section"], "pkg.server.parse_port");
 
@@ -90,7 +65,7 @@ TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]},
     {"question_id": "q2", "question": "What do the release notes say about prefill batching?",
      "sources": [{"file_path": "repo/notes.txt", "first_character_index": 16, "last_character_index": 60}]}]})");
-  const Outcome searched = rag(dir_.path(), "search_dataset --dataset_path answered.json --save_directory out --k 5 --pipeline pipeline.yaml");
+  const Outcome searched = rag("search_dataset --dataset_path answered.json --save_directory out --k 5 --pipeline pipeline.yaml");
   ASSERT_EQ(searched.status, 0) << searched.err;
   const json saved = json::parse(testing::read_all(dir_ / "out/answered.json"));
   EXPECT_EQ(saved["k"], 5);
@@ -100,11 +75,11 @@ TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
     for (const auto& s : r["retrieved_sources"])
       EXPECT_LE(s["last_character_index"].get<int>() - s["first_character_index"].get<int>(), 2000);
 
-  const Outcome scored = rag(dir_.path(), "evaluate out/answered.json answered.json --json --per_question per.json");
+  const Outcome scored = rag("evaluate out/answered.json answered.json --json --per_question per.json");
   ASSERT_EQ(scored.status, 0) << scored.err;
   EXPECT_DOUBLE_EQ(json::parse(scored.out)["recall@5"].get<double>(), 1.0);
   EXPECT_EQ(json::parse(testing::read_all(dir_ / "per.json")).size(), 2u);
-  const Outcome alias = rag(dir_.path(), "mesure_recall_at_k_on_dataset --student_search_results_path out/answered.json "
+  const Outcome alias = rag("mesure_recall_at_k_on_dataset --student_search_results_path out/answered.json "
                                      "--answered_dataset_path answered.json");
   EXPECT_EQ(alias.status, 0);
   EXPECT_THAT(alias.out, HasSubstr("recall@5   1.0000"));
@@ -129,7 +104,7 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   expect_error("index --pipeline pipeline.yaml --bogus", "unrecognised option '--bogus'");
 
   expect_error("search hello --pipeline pipeline.yaml", "no index at index");
-  ASSERT_EQ(rag(dir_.path(), "index --pipeline pipeline.yaml").status, 0);
+  ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
   expect_error("search '   ' --pipeline pipeline.yaml", "the query is empty");
   expect_error("search hello --k 0 --pipeline pipeline.yaml", "--k must be between 1 and 1000");
   expect_error("search hello --k -1 --pipeline pipeline.yaml", "--k must be between");
@@ -161,13 +136,13 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
 }
 
 TEST_F(CliTest, ReindexReplacesTheIndexAndKeepsOneGeneration) {
-  ASSERT_EQ(rag(dir_.path(), "index --pipeline pipeline.yaml").status, 0);
-  ASSERT_EQ(rag(dir_.path(), "index --pipeline pipeline.yaml").status, 0);
+  ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
+  ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
   std::size_t generations = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir_ / "index"))
     generations += entry.path().filename().string().rfind("gen-", 0) == 0;
   EXPECT_EQ(generations, 1u);
-  EXPECT_EQ(rag(dir_.path(), "search port --pipeline pipeline.yaml").status, 0);
+  EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
 }
 
 TEST_F(CliTest, CompareTwoPipelines) {
@@ -180,7 +155,7 @@ TEST_F(CliTest, CompareTwoPipelines) {
      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]},
     {"question_id": "q2", "question": "Which flag loads AWQ checkpoints?",
      "sources": [{"file_path": "repo/docs/guide.md", "first_character_index": 200, "last_character_index": 330}]}]})");
-  const Outcome r = rag(dir_.path(), "compare pipeline.yaml tfidf.yaml --dataset answered.json --json cmp.json");
+  const Outcome r = rag("compare pipeline.yaml tfidf.yaml --dataset answered.json --json cmp.json");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("recall@5"));
   EXPECT_THAT(r.out, HasSubstr("nDCG@10"));
@@ -192,7 +167,7 @@ TEST_F(CliTest, CompareTwoPipelines) {
   EXPECT_EQ(report["datasets"][0]["results"][0]["recall@5"], 1.0);
   EXPECT_TRUE(report["datasets"][0]["comparisons"][0].contains("ci95"));
   // A second run reuses both indexes.
-  const Outcome again = rag(dir_.path(), "compare pipeline.yaml tfidf.yaml --dataset answered.json");
+  const Outcome again = rag("compare pipeline.yaml tfidf.yaml --dataset answered.json");
   EXPECT_EQ(again.status, 0);
   EXPECT_THAT(again.err, ::testing::Not(HasSubstr("indexing")));
   EXPECT_THAT(again.out, HasSubstr("(reused)"));
@@ -217,8 +192,8 @@ chunkers:
 retriever: {plugin: bm25}
 index: index-two
 )");
-  ASSERT_EQ(rag(dir_.path(), "index --pipeline two.yaml").status, 0);
-  const Outcome r = rag(dir_.path(), "search 'guide quantization installation awq' --k 10 --pipeline two.yaml");
+  ASSERT_EQ(rag("index --pipeline two.yaml").status, 0);
+  const Outcome r = rag("search 'guide quantization installation awq' --k 10 --pipeline two.yaml");
   ASSERT_EQ(r.status, 0) << r.err;
   const json hits = json::parse(r.out)["retrieved_chunks"];
   ASSERT_GE(hits.size(), 2u);
@@ -233,14 +208,14 @@ index: index-two
 }
 
 TEST_F(CliTest, PluginsListsWhatItFound) {
-  const Outcome r = rag(dir_.path(), "plugins");
+  const Outcome r = rag("plugins");
   ASSERT_EQ(r.status, 0);
   EXPECT_THAT(r.out, HasSubstr("retriever\tbm25"));
   EXPECT_THAT(r.out, HasSubstr("chunker\tpython"));
   EXPECT_THAT(r.out, HasSubstr("libmarkdown.so"));
   // RAG_PLUGIN_PATH adds folders; a library there that is not a plugin is reported, not fatal.
   const std::string bad = std::string(RAG_BINARY_DIR) + "/tests/bad_plugins";
-  const Outcome extra = rag(dir_.path(), "plugins", "RAG_PLUGIN_PATH='" + bad + "/throwing:" + bad + "/no_entry' ");
+  const Outcome extra = rag("plugins", "RAG_PLUGIN_PATH='" + bad + "/throwing:" + bad + "/no_entry' ");
   ASSERT_EQ(extra.status, 0);
   EXPECT_THAT(extra.out, HasSubstr("retriever\tthrowing\t0.0.1"));
   EXPECT_THAT(extra.out, HasSubstr("problem: " + bad + "/no_entry/libno_entry.so: not a rag plugin"));

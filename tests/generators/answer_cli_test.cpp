@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chat_server.hpp"
-#include "e2e/rag_process.hpp"
+#include "e2e/fixture_repo_test.hpp"
 
 namespace rag {
 namespace {
@@ -16,20 +16,6 @@ using json = nlohmann::json;
 
 using testing::Outcome;
 
-Outcome rag(const std::filesystem::path& cwd, const std::string& args) { return testing::run_rag(cwd, args); }
-
-constexpr const char* kPipeline = R"(
-corpus:
-  root: repo
-chunkers:
-  - {plugin: python, files: "**/*.py", options: {max_chunk_size: 400}}
-  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 400}}
-  - {plugin: text, files: "**", options: {max_chunk_size: 400}}
-retriever:
-  plugin: bm25
-index: index
-)";
-
 constexpr const char* kAnswered = R"({"rag_questions": [
   {"question_id": "q1", "question": "Which flag loads AWQ quantized checkpoints?",
    "answer": "Quantized checkpoints load with the --quantization awq flag.",
@@ -38,28 +24,17 @@ constexpr const char* kAnswered = R"({"rag_questions": [
    "answer": "parse_port converts the value to an int and checks it lies between 0 and 65536.",
    "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]}]})";
 
-class AnswerCliTest : public ::testing::Test {
+class AnswerCliTest : public testing::FixtureRepoTest {
  protected:
   void SetUp() override {
-    std::filesystem::copy(std::string(RAG_TEST_FIXTURES) + "/repo", dir_ / "repo", std::filesystem::copy_options::recursive);
-    dir_.write("pipeline.yaml", kPipeline);
+    FixtureRepoTest::SetUp();
     dir_.write("answered.json", kAnswered);
-    const Outcome indexed = rag(dir_.path(), "index --pipeline pipeline.yaml");
-    ASSERT_EQ(indexed.status, 0) << indexed.err;
+    index();
   }
-  // A failed command: non-zero, one line on stderr that mentions `expected`.
-  void expect_error(const std::string& args, const std::string& expected) {
-    const Outcome r = rag(dir_.path(), args);
-    EXPECT_NE(r.status, 0) << args;
-    EXPECT_LT(r.status, 128) << args << ": killed by a signal";
-    EXPECT_THAT(r.err, HasSubstr(expected)) << args;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
-  }
-  testing::TempDir dir_;
 };
 
 TEST_F(AnswerCliTest, AnswerPrintsTheAnswerItsSourcesAndTimings) {
-  const Outcome r = rag(dir_.path(), "answer 'Which flag loads AWQ quantized checkpoints?' --pipeline pipeline.yaml --k 3");
+  const Outcome r = rag("answer 'Which flag loads AWQ quantized checkpoints?' --pipeline pipeline.yaml --k 3");
   ASSERT_EQ(r.status, 0) << r.err;
   const json out = json::parse(r.out);
   EXPECT_EQ(out["query"], "Which flag loads AWQ quantized checkpoints?");
@@ -78,9 +53,9 @@ TEST_F(AnswerCliTest, AnswerPrintsTheAnswerItsSourcesAndTimings) {
 }
 
 TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
-  ASSERT_EQ(rag(dir_.path(), "search_dataset --dataset_path answered.json --save_directory results --k 5 "
+  ASSERT_EQ(rag("search_dataset --dataset_path answered.json --save_directory results --k 5 "
                              "--pipeline pipeline.yaml").status, 0);
-  const Outcome answered = rag(dir_.path(), "answer_dataset --student_search_results_path results/answered.json "
+  const Outcome answered = rag("answer_dataset --student_search_results_path results/answered.json "
                                             "--save_directory answers --pipeline pipeline.yaml");
   ASSERT_EQ(answered.status, 0) << answered.err;
   EXPECT_THAT(answered.err, HasSubstr("wrote answers/answered.json (2 answers by extractive"));
@@ -96,7 +71,7 @@ TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
     EXPECT_TRUE(a.contains("generation_ms"));
   }
 
-  const Outcome scored = rag(dir_.path(), "evaluate_answers answers/answered.json answered.json --json --per_question per.json");
+  const Outcome scored = rag("evaluate_answers answers/answered.json answered.json --json --per_question per.json");
   ASSERT_EQ(scored.status, 0) << scored.err;
   const json figures = json::parse(scored.out);
   EXPECT_EQ(figures["questions"], 2);
@@ -105,19 +80,19 @@ TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
   EXPECT_GT(figures["token_f1"]["mean"].get<double>(), 0.2);
   EXPECT_DOUBLE_EQ(figures["cites_truth"].get<double>(), 1.0);
   EXPECT_EQ(json::parse(testing::read_all(dir_ / "per.json")).size(), 2u);
-  const Outcome table = rag(dir_.path(), "evaluate_answers answers/answered.json answered.json");
+  const Outcome table = rag("evaluate_answers answers/answered.json answered.json");
   EXPECT_THAT(table.out, HasSubstr("ROUGE-L F1"));
   EXPECT_THAT(table.out, HasSubstr("cited sources include the ground truth: 1.0000"));
 
   // Straight from the questions, searching on the way.
-  const Outcome direct = rag(dir_.path(), "answer_dataset --dataset_path answered.json --save_directory direct --k 3 "
+  const Outcome direct = rag("answer_dataset --dataset_path answered.json --save_directory direct --k 3 "
                                           "--pipeline pipeline.yaml");
   ASSERT_EQ(direct.status, 0) << direct.err;
   const json from_questions = json::parse(testing::read_all(dir_ / "direct/answered.json"));
   EXPECT_EQ(from_questions["k"], 3);
   EXPECT_EQ(from_questions["search_results"][1]["question_str"], "How is the TCP port number parsed?");
   EXPECT_LE(from_questions["search_results"][1]["retrieved_sources"].size(), 3u);
-  EXPECT_EQ(rag(dir_.path(), "evaluate direct/answered.json answered.json").status, 0);  // still a results file
+  EXPECT_EQ(rag("evaluate direct/answered.json answered.json").status, 0);  // still a results file
 }
 
 TEST_F(AnswerCliTest, OllamaAnswersThroughThePipeline) {
@@ -131,9 +106,9 @@ TEST_F(AnswerCliTest, OllamaAnswersThroughThePipeline) {
                                {"done", true}}).dump(),
                          "application/json");
   });
-  dir_.write("ollama.yaml", std::string(kPipeline) + "generator: {plugin: ollama, options: {base_url: '" + server.url() +
+  dir_.write("ollama.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: ollama, options: {base_url: '" + server.url() +
                                 "', timeout: 10}}\ncontext: {budget: 2000, parents: {sources: 1}}\n");
-  const Outcome r = rag(dir_.path(), "answer 'Welche Option lädt AWQ-Checkpoints?' --pipeline ollama.yaml");
+  const Outcome r = rag("answer 'Welche Option lädt AWQ-Checkpoints?' --pipeline ollama.yaml");
   ASSERT_EQ(r.status, 0) << r.err;
   const json out = json::parse(r.out);
   EXPECT_EQ(out["answer"], "Mit --quantization awq [1].");
@@ -147,22 +122,22 @@ TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
   expect_error("answer '  ' --pipeline pipeline.yaml", "the question is empty");
   expect_error("answer \"$(printf 'caf\\351')\" --pipeline pipeline.yaml", "the question is not valid UTF-8");
   expect_error("answer port --k 0 --pipeline pipeline.yaml", "--k must be between 1 and 100");
-  dir_.write("context.yaml", std::string(kPipeline) + "context: {budget: 3000, bogus: 1}\n");
+  dir_.write("context.yaml", std::string(testing::kFixturePipeline) + "context: {budget: 3000, bogus: 1}\n");
   expect_error("answer port --pipeline context.yaml", "context.yaml: context: unknown option 'bogus'");
-  dir_.write("prompt.yaml", std::string(kPipeline) + "context: {prompt: {user: 'Q: {query}'}}\n");
+  dir_.write("prompt.yaml", std::string(testing::kFixturePipeline) + "context: {prompt: {user: 'Q: {query}'}}\n");
   expect_error("answer port --pipeline prompt.yaml", "context.prompt.user: unknown placeholder {query}");
-  dir_.write("generator.yaml", std::string(kPipeline) + "generator: {plugin: nope}\n");
+  dir_.write("generator.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: nope}\n");
   expect_error("answer port --pipeline generator.yaml", "unknown generator plugin 'nope'");
-  dir_.write("offline.yaml", std::string(kPipeline) + "generator: {plugin: ollama, options: {base_url: 'http://127.0.0.1:" +
+  dir_.write("offline.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: ollama, options: {base_url: 'http://127.0.0.1:" +
                                  std::to_string(testing::closed_port()) + "'}}\n");
   expect_error("answer port --pipeline offline.yaml", "start it with `ollama serve`");
-  dir_.write("keyless.yaml", std::string(kPipeline) + "generator: {plugin: openai, options: {model: m, api_key: sk-1}}\n");
+  dir_.write("keyless.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: openai, options: {model: m, api_key: sk-1}}\n");
   expect_error("answer port --pipeline keyless.yaml", "keys do not belong in pipeline files");
 
   expect_error("answer_dataset --save_directory out --pipeline pipeline.yaml", "give either --student_search_results_path or --dataset_path");
   expect_error("answer_dataset --dataset_path answered.json --student_search_results_path answered.json --save_directory out",
                "give either");
-  ASSERT_EQ(rag(dir_.path(), "search_dataset --dataset_path answered.json --save_directory results --pipeline pipeline.yaml").status, 0);
+  ASSERT_EQ(rag("search_dataset --dataset_path answered.json --save_directory results --pipeline pipeline.yaml").status, 0);
   expect_error("answer_dataset --student_search_results_path results/answered.json --k 3 --save_directory out",
                "--k applies to --dataset_path");
   expect_error("answer_dataset --student_search_results_path answered.json --save_directory out --pipeline pipeline.yaml",
