@@ -34,6 +34,15 @@ cmake --build "$build" -j2 --target "${targets[@]}"
 mkdir -p "$build/artifacts"
 failed=0
 printf '%-26s %12s %8s %s\n' target executions "exec/s" result
+# The fixtures written for the unit tests and the shipped pipelines seed the fuzzers too, next
+# to the seeds of fuzz/corpus/ (libFuzzer reads seed folders recursively).
+test_seeds() {
+  case "$1" in
+    python_chunker_fuzzer) echo tests/fixtures/python ;;
+    markdown_chunker_fuzzer) echo tests/fixtures/markdown tests/fixtures/repo/docs ;;
+    pipeline_fuzzer) echo configs ;;
+  esac
+}
 for target in "${targets[@]}"; do
   seeds=fuzz/corpus/${target%_fuzzer}
   work=$build/corpus/${target%_fuzzer}
@@ -43,7 +52,7 @@ for target in "${targets[@]}"; do
   # New inputs go to the work corpus, never to the checked-in seeds.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/$target" -max_total_time="$seconds" -max_len=8192 -timeout=20 -rss_limit_mb=4096 \
-    -artifact_prefix="$build/artifacts/$target-" -print_final_stats=1 "$work" "$seeds" >"$log" 2>&1 || status=$?
+    -artifact_prefix="$build/artifacts/$target-" -print_final_stats=1 "$work" "$seeds" $(test_seeds "$target") >"$log" 2>&1 || status=$?
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
   speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
   if ((status == 0)); then

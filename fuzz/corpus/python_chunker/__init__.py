@@ -1,5 +1,0 @@
-from .shapes import Circle
-
-
-def make(r):
-    return Circle(r)
