@@ -169,25 +169,17 @@ int answer_dataset(const cli::Invocation& inv) {
   if (from_results) {
     document = json::parse(read_file(input));
   } else {
+    // Searched here rather than by search_questions(): the answers want the hits themselves.
     Progress progress("searching", questions.size());
-    json list = json::array();
+    ResultsFile searched;
+    searched.k = k;
     for (const auto& q : questions) {
       const auto start = Clock::now();
       hits.push_back(index.search(q.text, k));
-      const double elapsed = milliseconds_since(start);
-      json sources = json::array();
-      for (const Hit& h : hits.back()) {
-        const Chunk& c = index.chunks()[h.chunk];
-        json source = {{"file_path", c.file_path},  {"first_character_index", c.first_char},
-                       {"last_character_index", c.last_char}, {"score", h.score}, {"file_type", c.kind}};
-        if (!c.section.empty()) source["section"] = c.section;
-        sources.push_back(std::move(source));
-      }
-      list.push_back({{"question_id", q.id}, {"question_str", q.text}, {"question", q.text},
-                      {"retrieved_sources", std::move(sources)}, {"search_time_ms", elapsed}});
+      searched.results.push_back({q.id, q.text, to_sources(index, hits.back()), milliseconds_since(start)});
       progress.advance();
     }
-    document = {{"search_results", std::move(list)}, {"k", k}};
+    document = results_to_json(searched);
   }
 
   const std::size_t total = from_results ? results.results.size() : questions.size();

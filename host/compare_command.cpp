@@ -229,10 +229,7 @@ int compare(const cli::Invocation& inv) {
   }
   std::vector<std::pair<std::string, std::vector<Question>>> datasets;
   for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) {
-    auto questions = load_questions(file);
-    for (const auto& q : questions)
-      if (q.sources.empty()) throw Error(file + ": question " + q.id + " has no sources; compare needs an answered dataset");
-    datasets.emplace_back(file, std::move(questions));
+    datasets.emplace_back(file, load_answered_questions(file));
   }
   for (auto& c : contenders) prepare(c);
 

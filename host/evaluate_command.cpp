@@ -39,9 +39,7 @@ int evaluate(const cli::Invocation& inv) {
     if (k < 1 || k > kMaxResultsK) throw Error("--k values must be between 1 and 10, got " + std::to_string(k));
 
   const ResultsFile results = load_results(results_path);
-  const std::vector<Question> dataset = load_questions(dataset_path);
-  for (const auto& q : dataset)
-    if (q.sources.empty()) throw Error(dataset_path + ": question " + q.id + " has no sources; pass an answered dataset");
+  const std::vector<Question> dataset = load_answered_questions(dataset_path);
   const Evaluation e = evaluate(dataset, results, ks);
 
   if (vm->count("per_question")) {

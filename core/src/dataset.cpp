@@ -124,7 +124,15 @@ ResultsFile load_results(const std::filesystem::path& file) {
   return results;
 }
 
-void save_results(const std::filesystem::path& file, const ResultsFile& results) {
+std::vector<Question> load_answered_questions(const std::filesystem::path& file) {
+  std::vector<Question> questions = load_questions(file);
+  for (const auto& q : questions)
+    if (q.sources.empty())
+      throw Error(file.string() + ": question " + q.id + " has no sources; pass an answered dataset");
+  return questions;
+}
+
+json results_to_json(const ResultsFile& results) {
   json list = json::array();
   for (const auto& r : results.results) {
     json sources = json::array();
@@ -143,8 +151,11 @@ void save_results(const std::filesystem::path& file, const ResultsFile& results)
                     {"retrieved_sources", std::move(sources)},
                     {"search_time_ms", r.search_time_ms}});
   }
-  const json root = {{"search_results", std::move(list)}, {"k", results.k}};
-  write_file_atomically(file, root.dump(2) + "\n");
+  return {{"search_results", std::move(list)}, {"k", results.k}};
+}
+
+void save_results(const std::filesystem::path& file, const ResultsFile& results) {
+  write_file_atomically(file, results_to_json(results).dump(2) + "\n");
 }
 
 }  // namespace rag

@@ -1,5 +1,7 @@
 #pragma once
 // Question datasets and results files, in the JSON shapes the school's grader reads.
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,6 +26,8 @@ struct Question {
 /// sources?, answer?}. Throws rag::Error naming the file and the question on malformed input,
 /// a duplicate id or an empty question.
 std::vector<Question> load_questions(const std::filesystem::path& file);
+/// load_questions() for scoring: also throws when a question has no ground-truth sources.
+std::vector<Question> load_answered_questions(const std::filesystem::path& file);
 
 struct RetrievedSource {
   SourceSpan span;
@@ -50,7 +54,9 @@ inline constexpr std::size_t kMaxSourceChars = 2000;
 
 /// Reads a search_dataset output. Throws rag::Error on anything the grader would reject.
 ResultsFile load_results(const std::filesystem::path& file);
-/// Writes it atomically, with question_str and question both present.
+/// The JSON of a results file, with question_str and question both present.
+nlohmann::ordered_json results_to_json(const ResultsFile& results);
+/// Writes results_to_json() atomically.
 void save_results(const std::filesystem::path& file, const ResultsFile& results);
 
 }  // namespace rag

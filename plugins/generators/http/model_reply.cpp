@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 namespace rag {
 namespace {
 
@@ -60,6 +62,39 @@ std::string ThinkingFilter::feed(std::string_view piece) {
   }
   passing_ = true;
   return rest.substr(begin);
+}
+
+void fail_transport(const ChatServer& server, const HttpReply& reply) {
+  std::ostringstream timeout;
+  timeout << server.timeout_seconds;
+  switch (reply.failure) {
+    case HttpReply::Failure::unreachable:
+      throw Error("cannot reach " + server.name + " (" + reply.detail + "): " + server.start_hint);
+    case HttpReply::Failure::timed_out:
+      throw Error(server.name + " did not finish answering within " + timeout.str() + " s: " + server.timeout_hint);
+    case HttpReply::Failure::cut_short:
+      throw Error("the answer from " + server.name + " broke off before it was complete (" + reply.detail +
+                  "); is the server still running?");
+    case HttpReply::Failure::none: break;
+  }
+  throw Error(server.name + ": unexpected transport state");
+}
+
+bool StreamedAnswer::add(std::string_view piece) {
+  text_ += piece;
+  if (on_text_)
+    if (const std::string shown = filter_.feed(piece); !shown.empty()) on_text_(shown);
+  return true;
+}
+
+bool StreamedAnswer::reject(std::string_view line) {
+  bad_line_ = line;
+  return false;
+}
+
+bool StreamedAnswer::stop(std::string message) {
+  error_ = std::move(message);
+  return false;
 }
 
 }  // namespace rag

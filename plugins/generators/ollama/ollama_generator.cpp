@@ -2,8 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sstream>
-
 #include "model_reply.hpp"
 #include "rag/error.hpp"
 
@@ -11,12 +9,6 @@ namespace rag {
 namespace {
 
 using json = nlohmann::json;
-
-std::string seconds(double s) {
-  std::ostringstream out;
-  out << s;
-  return out.str();
-}
 
 }  // namespace
 
@@ -36,26 +28,15 @@ OllamaGenerator::OllamaGenerator(Options& options)
 
 std::string OllamaGenerator::describe() const { return "ollama " + model_ + " at " + client_.base_url(); }
 
-void OllamaGenerator::fail_transport(const HttpReply& reply) const {
-  const std::string server = "Ollama at " + client_.base_url();
-  switch (reply.failure) {
-    case HttpReply::Failure::unreachable:
-      throw Error("cannot reach " + server + " (" + reply.detail + "): start it with `ollama serve` (and `ollama pull " +
-                  model_ + "` once), or set base_url in " + where_);
-    case HttpReply::Failure::timed_out:
-      throw Error(server + " did not finish answering within " + seconds(client_.timeout_seconds()) +
-                  " s: raise timeout in " + where_ + ", or use a smaller model");
-    case HttpReply::Failure::cut_short:
-      throw Error("the answer from " + server + " broke off before it was complete (" + reply.detail +
-                  "); is the server still running?");
-    case HttpReply::Failure::none: break;
-  }
-  throw Error(server + ": unexpected transport state");
+ChatServer OllamaGenerator::server() const {
+  return {"Ollama at " + client_.base_url(),
+          "start it with `ollama serve` (and `ollama pull " + model_ + "` once), or set base_url in " + where_,
+          "raise timeout in " + where_ + ", or use a smaller model", "\"done\"", client_.timeout_seconds()};
 }
 
 void OllamaGenerator::fail_status(const HttpReply& reply) const {
   const std::string message = error_text(reply.body);
-  const std::string server = "Ollama at " + client_.base_url();
+  const std::string server = this->server().name;
   if (reply.status == 404 && message.find("model") != std::string::npos)
     throw Error(server + " has no model '" + model_ + "': run `ollama pull " + model_ + "` (" + message + ")");
   if (reply.status == 404)
@@ -72,14 +53,15 @@ std::string OllamaGenerator::generate(const GenerationRequest& request) {
                      {"stream", stream_},
                      {"think", think_},
                      {"options", {{"temperature", temperature_}, {"num_predict", max_tokens_}, {"num_ctx", num_ctx_}}}};
-  const std::string server = "Ollama at " + client_.base_url();
+  const ChatServer server = this->server();
   const auto not_json = [&](std::string_view text) {
-    return Error(server + " sent a reply that is not the JSON of /api/chat: " + error_text(text));
+    return Error(server.name + " sent a reply that is not the JSON of /api/chat: " + error_text(text));
   };
+  const auto fail = [this](const HttpReply& reply) { fail_status(reply); };
 
   if (!stream_) {
     const HttpReply reply = client_.post("/api/chat", body.dump(), {});
-    if (reply.failure != HttpReply::Failure::none) fail_transport(reply);
+    if (reply.failure != HttpReply::Failure::none) fail_transport(server, reply);
     if (reply.status != 200) fail_status(reply);
     const json answer = json::parse(reply.body, nullptr, false);
     if (!answer.is_object() || !answer.contains("message") || !answer["message"].is_object() ||
@@ -89,39 +71,19 @@ std::string OllamaGenerator::generate(const GenerationRequest& request) {
   }
 
   // Streamed: one JSON object a line, {"message": {"content": piece}, "done": false}, until done.
-  std::string text;
-  std::string bad_line;
-  std::string stream_error;
-  bool done = false;
-  ThinkingFilter filter;
+  StreamedAnswer answer(request.on_text);
   const HttpReply reply = client_.post("/api/chat", body.dump(), {}, [&](std::string_view line) {
     if (line.empty()) return true;
     const json piece = json::parse(line, nullptr, false);
-    if (!piece.is_object()) {
-      bad_line = line;
-      return false;
-    }
-    if (piece.contains("error")) {
-      stream_error = error_text(line);
-      return false;
-    }
+    if (!piece.is_object()) return answer.reject(line);
+    if (piece.contains("error")) return answer.stop(error_text(line));
     if (piece.contains("message") && piece["message"].is_object() && piece["message"].contains("content") &&
-        piece["message"]["content"].is_string()) {
-      const std::string content = piece["message"]["content"].get<std::string>();
-      text += content;
-      if (request.on_text)
-        if (const std::string shown = filter.feed(content); !shown.empty()) request.on_text(shown);
-    }
-    done = done || (piece.contains("done") && piece["done"].is_boolean() && piece["done"].get<bool>());
+        piece["message"]["content"].is_string())
+      answer.add(piece["message"]["content"].get<std::string>());
+    if (piece.contains("done") && piece["done"].is_boolean() && piece["done"].get<bool>()) answer.mark_done();
     return true;
   });
-  if (!bad_line.empty()) throw not_json(bad_line);
-  if (!stream_error.empty()) throw Error(server + " stopped answering: " + stream_error);
-  if (reply.status == 200 && done) return without_thinking(text);
-  if (reply.failure != HttpReply::Failure::none) fail_transport(reply);
-  if (reply.status != 200) fail_status(reply);
-  throw Error("the answer from " + server + " ended before it was complete (no \"done\" in the stream); is the "
-              "server still running?");
+  return answer.finish(server, reply, not_json, fail);
 }
 
 }  // namespace rag

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
-#include <sstream>
 
 #include "model_reply.hpp"
 #include "rag/error.hpp"
@@ -12,12 +11,6 @@ namespace rag {
 namespace {
 
 using json = nlohmann::json;
-
-std::string seconds(double s) {
-  std::ostringstream out;
-  out << s;
-  return out.str();
-}
 
 // The text of choices[0].<field>.content, when there is one.
 const json* choice_content(const json& reply, const char* field) {
@@ -58,26 +51,15 @@ OpenAiGenerator::OpenAiGenerator(Options& options)
 
 std::string OpenAiGenerator::describe() const { return "openai " + model_ + " at " + client_.base_url(); }
 
-void OpenAiGenerator::fail_transport(const HttpReply& reply) const {
-  const std::string server = "the OpenAI-compatible server at " + client_.base_url();
-  switch (reply.failure) {
-    case HttpReply::Failure::unreachable:
-      throw Error("cannot reach " + server + " (" + reply.detail + "): start it (e.g. `vllm serve " + model_ +
-                  "`), or set base_url in " + where_);
-    case HttpReply::Failure::timed_out:
-      throw Error(server + " did not finish answering within " + seconds(client_.timeout_seconds()) +
-                  " s: raise timeout in " + where_);
-    case HttpReply::Failure::cut_short:
-      throw Error("the answer from " + server + " broke off before it was complete (" + reply.detail +
-                  "); is the server still running?");
-    case HttpReply::Failure::none: break;
-  }
-  throw Error(server + ": unexpected transport state");
+ChatServer OpenAiGenerator::server() const {
+  return {"the OpenAI-compatible server at " + client_.base_url(),
+          "start it (e.g. `vllm serve " + model_ + "`), or set base_url in " + where_, "raise timeout in " + where_,
+          "[DONE]", client_.timeout_seconds()};
 }
 
 void OpenAiGenerator::fail_status(const HttpReply& reply) const {
   const std::string message = error_text(reply.body);
-  const std::string server = "the OpenAI-compatible server at " + client_.base_url();
+  const std::string server = this->server().name;
   if (reply.status == 401 || reply.status == 403)
     throw Error(server + " refused the request (HTTP " + std::to_string(reply.status) + ": " + message + "): " +
                 (api_key_env_.empty() ? "it wants an API key; name the environment variable holding it with "
@@ -102,14 +84,15 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
                      {"stream", stream_}};
   HttpJsonClient::Headers headers;
   if (!api_key_.empty()) headers.emplace_back("Authorization", "Bearer " + api_key_);
-  const std::string server = "the OpenAI-compatible server at " + client_.base_url();
+  const ChatServer server = this->server();
   const auto not_json = [&](std::string_view text) {
-    return Error(server + " sent a reply that is not a chat completion: " + error_text(text));
+    return Error(server.name + " sent a reply that is not a chat completion: " + error_text(text));
   };
+  const auto fail = [this](const HttpReply& reply) { fail_status(reply); };
 
   if (!stream_) {
     const HttpReply reply = client_.post("/chat/completions", body.dump(), headers);
-    if (reply.failure != HttpReply::Failure::none) fail_transport(reply);
+    if (reply.failure != HttpReply::Failure::none) fail_transport(server, reply);
     if (reply.status != 200) fail_status(reply);
     const json answer = json::parse(reply.body, nullptr, false);
     const json* content = choice_content(answer, "message");
@@ -119,47 +102,27 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
 
   // Server-sent events: "data: {chunk}" lines, each with choices[0].delta.content, then
   // "data: [DONE]". A stream that stops before [DONE] or a finish_reason was cut short.
-  std::string text;
-  std::string bad_line;
-  std::string stream_error;
-  bool done = false;
-  ThinkingFilter filter;
+  StreamedAnswer answer(request.on_text);
   const HttpReply reply = client_.post("/chat/completions", body.dump(), headers, [&](std::string_view line) {
     constexpr std::string_view kData = "data:";
     if (line.substr(0, kData.size()) != kData) return true;  // blank separators, comments, event names
     std::string_view data = line.substr(kData.size());
     if (!data.empty() && data.front() == ' ') data.remove_prefix(1);
     if (data == "[DONE]") {
-      done = true;
+      answer.mark_done();
       return true;
     }
     const json chunk = json::parse(data, nullptr, false);
-    if (!chunk.is_object()) {
-      bad_line = data;
-      return false;
-    }
-    if (chunk.contains("error")) {
-      stream_error = error_text(data);
-      return false;
-    }
-    if (const json* content = choice_content(chunk, "delta")) {
-      text += content->get<std::string>();
-      if (request.on_text)
-        if (const std::string shown = filter.feed(content->get<std::string>()); !shown.empty()) request.on_text(shown);
-    }
+    if (!chunk.is_object()) return answer.reject(data);
+    if (chunk.contains("error")) return answer.stop(error_text(data));
+    if (const json* content = choice_content(chunk, "delta")) answer.add(content->get<std::string>());
     if (chunk.contains("choices") && chunk["choices"].is_array() && !chunk["choices"].empty() &&
         chunk["choices"][0].is_object() && chunk["choices"][0].contains("finish_reason") &&
         chunk["choices"][0]["finish_reason"].is_string())
-      done = true;
+      answer.mark_done();
     return true;
   });
-  if (!bad_line.empty()) throw not_json(bad_line);
-  if (!stream_error.empty()) throw Error(server + " stopped answering: " + stream_error);
-  if (reply.status == 200 && done) return without_thinking(text);
-  if (reply.failure != HttpReply::Failure::none) fail_transport(reply);
-  if (reply.status != 200) fail_status(reply);
-  throw Error("the answer from " + server + " ended before it was complete (no [DONE] in the stream); is the "
-              "server still running?");
+  return answer.finish(server, reply, not_json, fail);
 }
 
 }  // namespace rag

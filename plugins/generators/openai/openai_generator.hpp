@@ -5,6 +5,7 @@
 #include <string>
 
 #include "http_json_client.hpp"
+#include "model_reply.hpp"
 #include "rag/generator.hpp"
 #include "rag/options.hpp"
 
@@ -22,7 +23,7 @@ class OpenAiGenerator final : public Generator {
   std::string describe() const override;
 
  private:
-  [[noreturn]] void fail_transport(const HttpReply& reply) const;
+  ChatServer server() const;
   [[noreturn]] void fail_status(const HttpReply& reply) const;
 
   std::string where_;
