@@ -1,9 +1,13 @@
 // `rag index`, `rag chunks` and `rag plugins`.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <iomanip>
 #include <iostream>
 
 #include "commands.hpp"
+#include "rag/error.hpp"
+#include "rag/evaluation.hpp"
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 
@@ -27,18 +31,12 @@ int index(const cli::Invocation& inv) {
   return 0;
 }
 
-int chunks(const cli::Invocation& inv) {
-  cli::po::options_description options("chunks options");
-  cli::add_pipeline_options(options);
-  options.add_options()("export", cli::po::value<std::string>()->required(), "write every chunk to this JSON Lines file");
-  const auto vm = cli::parse(inv, "--export FILE.jsonl [--pipeline FILE]", options);
-  if (!vm) return 0;
-  const Pipeline pipeline = cli::load_pipeline(*vm);
-  const auto registry = cli::load_plugins(pipeline);
-  const Index index(pipeline, *registry);
+namespace {
+
+void export_chunks(ChunkList chunks, const std::string& file) {
   std::string lines;
-  for (std::size_t id = 0; id < index.chunks().size(); ++id) {
-    const Chunk& c = index.chunks()[id];
+  for (std::size_t id = 0; id < chunks.size(); ++id) {
+    const Chunk& c = chunks[id];
     lines += nlohmann::ordered_json{{"id", id},
                                     {"file_path", c.file_path},
                                     {"kind", c.kind},
@@ -49,9 +47,56 @@ int chunks(const cli::Invocation& inv) {
                  .dump() +
              "\n";
   }
-  const std::string file = (*vm)["export"].as<std::string>();
   write_file_atomically(file, lines);
-  std::cerr << "wrote " << index.chunks().size() << " chunks to " << file << "\n";
+  std::cerr << "wrote " << chunks.size() << " chunks to " << file << "\n";
+}
+
+// The ceiling the chunking sets on recall for one answered dataset, and the spans out of reach.
+void print_reachability(ChunkList chunks, const std::string& dataset_file, const std::vector<Question>& dataset,
+                        std::size_t show) {
+  const Reachability r = reachability(dataset, chunks);
+  std::vector<const Reachability::Span*> missed;
+  std::vector<double> best;
+  for (const auto& span : r.spans) {
+    best.push_back(span.best_iou);
+    if (span.best_iou <= kIouThreshold) missed.push_back(&span);
+  }
+  std::sort(best.begin(), best.end());
+  const auto quantile = [&](double q) { return best.empty() ? 0.0 : best[static_cast<std::size_t>(q * static_cast<double>(best.size() - 1))]; };
+  std::cout << std::filesystem::path(dataset_file).filename().string() << ": oracle recall " << std::fixed
+            << std::setprecision(3) << r.recall << ", " << r.spans.size() - missed.size() << " of " << r.spans.size()
+            << " ground-truth spans reachable; best IoU of a chunk with a span: p10 " << std::setprecision(2)
+            << quantile(0.1) << ", median " << quantile(0.5) << "\n";
+  for (std::size_t i = 0; i < missed.size() && i < show; ++i)
+    std::cout << "  out of reach: " << missed[i]->question_id << " " << missed[i]->truth.file_path << ":"
+              << missed[i]->truth.first << "-" << missed[i]->truth.last << " (best IoU " << std::setprecision(3)
+              << missed[i]->best_iou << ")\n";
+  if (missed.size() > show) std::cout << "  ... " << missed.size() - show << " more (--show N)\n";
+}
+
+}  // namespace
+
+int chunks(const cli::Invocation& inv) {
+  cli::po::options_description options("chunks options");
+  cli::add_pipeline_options(options);
+  options.add_options()("export", cli::po::value<std::string>(), "write every chunk to this JSON Lines file")(
+      "oracle", cli::po::value<std::vector<std::string>>()->multitoken(),
+      "answered datasets: how many of their ground-truth spans some chunk reaches (IoU > 0.05)")(
+      "show", cli::po::value<std::size_t>()->default_value(10), "with --oracle, spans out of reach listed per dataset");
+  const auto vm = cli::parse(inv, "(--export FILE.jsonl | --oracle ANSWERED.json...) [--pipeline FILE]", options);
+  if (!vm) return 0;
+  if (!vm->count("export") && !vm->count("oracle"))
+    throw Error("rag chunks needs --export FILE.jsonl (write the chunks) or --oracle ANSWERED.json (measure which "
+                "ground-truth spans the chunks can reach), or both");
+  const auto dataset_files = vm->count("oracle") ? (*vm)["oracle"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  std::vector<std::vector<Question>> datasets;  // all read before anything is printed
+  for (const auto& file : dataset_files) datasets.push_back(load_answered_questions(file));
+  const Pipeline pipeline = cli::load_pipeline(*vm);
+  const auto registry = cli::load_plugins(pipeline);
+  const Index index(pipeline, *registry);
+  for (std::size_t i = 0; i < datasets.size(); ++i)
+    print_reachability(index.chunks(), dataset_files[i], datasets[i], (*vm)["show"].as<std::size_t>());
+  if (vm->count("export")) export_chunks(index.chunks(), (*vm)["export"].as<std::string>());
   return 0;
 }
 

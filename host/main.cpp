@@ -17,7 +17,7 @@ struct Command {
 const std::map<std::string, Command>& command_table() {
   static const std::map<std::string, Command> table = {
       {"index", {rag::commands::index, "chunk the corpus and build the pipeline's index"}},
-      {"chunks", {rag::commands::chunks, "export the index's chunks as JSON Lines, to inspect chunking"}},
+      {"chunks", {rag::commands::chunks, "export the index's chunks, or measure which ground-truth spans they reach"}},
       {"search", {rag::commands::search, "answer one query with ranked source locations (JSON)"}},
       {"search_dataset", {rag::commands::search_dataset, "search every question of a dataset, write a results file"}},
       {"evaluate", {rag::commands::evaluate, "recall@k and MRR of a results file against an answered dataset"}},

@@ -53,6 +53,30 @@ TEST(Evaluate, RecallAtKMrrAndMissingQuestions) {
   EXPECT_EQ(e.outcomes[1].found_at, (std::vector<std::size_t>{1, 6}));
 }
 
+TEST(Reachability, ASpanIsReachableWhenAChunkOfItsFileOverlapsItAboveTheThreshold) {
+  auto chunk = [](const std::string& file, std::size_t first, std::size_t last) {
+    Chunk c;
+    c.file_path = file;
+    c.first_char = first;
+    c.last_char = last;
+    return c;
+  };
+  const std::vector<Chunk> chunks = {chunk("f", 0, 2000), chunk("f", 2000, 2500), chunk("g", 0, 100)};
+  const std::vector<Question> dataset = {
+      {"q1", "one", {{"f", 2100, 2400}}, ""},                  // inside the second chunk of f
+      {"q2", "two", {{"f", 0, 100}, {"h", 0, 10}}, ""},         // IoU 0.05 exactly; no chunk of h
+      {"q3", "three", {{"g", 50, 150}}, ""},                   // half of g's chunk
+  };
+  const Reachability r = reachability(dataset, chunks);
+  ASSERT_EQ(r.spans.size(), 4u);
+  EXPECT_DOUBLE_EQ(r.spans[0].best_iou, 300.0 / 500.0);
+  EXPECT_DOUBLE_EQ(r.spans[1].best_iou, 0.05);
+  EXPECT_DOUBLE_EQ(r.spans[2].best_iou, 0.0);
+  EXPECT_EQ(r.spans[2].truth.file_path, "h");
+  EXPECT_DOUBLE_EQ(r.spans[3].best_iou, 50.0 / 150.0);
+  EXPECT_DOUBLE_EQ(r.recall, (1.0 + 0.0 + 1.0) / 3);
+}
+
 TEST(Evaluate, UnknownQuestionIdIsAnError) {
   const std::vector<Question> dataset = {{"q1", "one", {{"f", 0, 100}}, ""}};
   ResultsFile results{{{"nope", "?", {}, 0}}, 10};

@@ -85,6 +85,26 @@ TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
   EXPECT_THAT(alias.out, HasSubstr("recall@5   1.0000"));
 }
 
+TEST_F(CliTest, ChunksOracleMeasuresWhichGroundTruthSpansTheChunksReach) {
+  index();
+  dir_.write("answered.json", R"({"rag_questions": [
+    {"question_id": "q1", "question": "How is the TCP port number parsed?",
+     "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]},
+    {"question_id": "q2", "question": "What is in the picture?",
+     "sources": [{"file_path": "repo/image.png", "first_character_index": 0, "last_character_index": 8}]}]})");
+  const Outcome r = rag("chunks --oracle answered.json --pipeline pipeline.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The picture is not indexed (binary): no chunk can ever find that span.
+  EXPECT_THAT(r.out, HasSubstr("answered.json: oracle recall 0.500, 1 of 2 ground-truth spans reachable"));
+  EXPECT_THAT(r.out, HasSubstr("out of reach: q2 repo/image.png:0-8 (best IoU 0.000)"));
+  EXPECT_THAT(rag("chunks --oracle answered.json --show 0 --pipeline pipeline.yaml").out, HasSubstr("... 1 more (--show N)"));
+
+  expect_error("chunks --pipeline pipeline.yaml", "needs --export FILE.jsonl");
+  expect_error("chunks --oracle missing.json --pipeline pipeline.yaml", "missing.json");
+  dir_.write("unanswered.json", R"({"rag_questions": [{"question_id": "a", "question": "port"}]})");
+  expect_error("chunks --oracle answered.json unanswered.json --pipeline pipeline.yaml", "question a has no sources");
+}
+
 TEST_F(CliTest, BadInputGetsOneClearLine) {
   expect_error("frobnicate", "unknown command 'frobnicate'");
   expect_error("search hello --pipeline missing.yaml", "missing.yaml: pipeline file not found");

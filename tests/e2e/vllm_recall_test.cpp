@@ -51,6 +51,18 @@ class VllmRecall : public ::testing::Test {
     return nlohmann::json::parse(testing::read_all(*scratch_ / "score.json"))["recall@5"].get<double>();
   }
 
+  /// The oracle recall `rag chunks --oracle` reports: the share of ground-truth spans the
+  /// chunking lets a perfect ranking find.
+  static double oracle_recall(const std::string& dataset) {
+    const auto report = *scratch_ / "oracle.txt";
+    EXPECT_EQ(run("chunks --pipeline '" + pipeline_ + "' --oracle '" +
+                  (kDatasets / "AnsweredQuestions" / dataset).string() + "' > '" + report.string() + "'"),
+              0);
+    const std::string text = testing::read_all(report);
+    const auto at = text.find("oracle recall ");
+    return at == std::string::npos ? 0.0 : std::stod(text.substr(at + 14));
+  }
+
   static inline testing::TempDir* scratch_ = nullptr;
   static inline std::string pipeline_;
   static inline bool indexed_ = false;
@@ -63,6 +75,14 @@ TEST_F(VllmRecall, DocsPublicAtLeast091) { EXPECT_GE(recall_at_5("dataset_docs_p
 TEST_F(VllmRecall, CodePublicAtLeast088) { EXPECT_GE(recall_at_5("dataset_code_public.json"), 0.88); }
 
 TEST_F(VllmRecall, ValidationSetAtLeast089) { EXPECT_GE(recall_at_5("Dataset_2025-09-21_valid.json"), 0.89); }
+
+// A chunking that cannot reach a ground-truth span caps recall whatever the ranking (IoU > 0.05
+// needs a chunk of about the span's size over it).
+TEST_F(VllmRecall, ChunksReachNearlyEveryGroundTruthSpan) {
+  EXPECT_GE(oracle_recall("dataset_docs_public.json"), 0.98);
+  EXPECT_GE(oracle_recall("dataset_code_public.json"), 0.98);
+  EXPECT_GE(oracle_recall("Dataset_2025-09-21_valid.json"), 0.98);
+}
 
 }  // namespace
 }  // namespace rag

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "rag/chunk.hpp"
 #include "rag/dataset.hpp"
 
 namespace rag {
@@ -45,5 +46,21 @@ double question_recall(const QuestionOutcome& outcome, std::size_t k);
 /// nDCG@k of one question: each ground-truth span found at rank r gains 1 / log2(r + 1), over
 /// the gain of all of them found at the top ranks.
 double question_ndcg(const QuestionOutcome& outcome, std::size_t k);
+
+/// What a chunking allows at best: a ground-truth span is reachable when some chunk of its
+/// file overlaps it with IoU above kIouThreshold, so that a perfect ranking of these chunks
+/// would find it. `recall` is the grader's recall with every reachable span found (an
+/// "oracle" recall, the ceiling of any retriever over these chunks).
+struct Reachability {
+  struct Span {
+    std::string question_id;
+    SourceSpan truth;
+    double best_iou = 0;  ///< the best IoU of a chunk with it
+  };
+  double recall = 0;       ///< mean over questions of their reachable share of spans
+  std::vector<Span> spans;  ///< every ground-truth span, in dataset order
+};
+
+Reachability reachability(const std::vector<Question>& dataset, ChunkList chunks);
 
 }  // namespace rag
