@@ -132,30 +132,42 @@ std::vector<Question> load_answered_questions(const std::filesystem::path& file)
   return questions;
 }
 
+namespace {
+
+json result_to_json(const SearchResult& r) {
+  json sources = json::array();
+  for (const auto& s : r.sources) {
+    json source = {{"file_path", s.span.file_path},
+                   {"first_character_index", s.span.first},
+                   {"last_character_index", s.span.last},
+                   {"score", s.score},
+                   {"file_type", s.file_type}};
+    if (!s.section.empty()) source["section"] = s.section;
+    sources.push_back(std::move(source));
+  }
+  return {{"question_id", r.question_id},
+          {"question_str", r.question},
+          {"question", r.question},
+          {"retrieved_sources", std::move(sources)},
+          {"search_time_ms", r.search_time_ms}};
+}
+
+}  // namespace
+
 json results_to_json(const ResultsFile& results) {
   json list = json::array();
-  for (const auto& r : results.results) {
-    json sources = json::array();
-    for (const auto& s : r.sources) {
-      json source = {{"file_path", s.span.file_path},
-                     {"first_character_index", s.span.first},
-                     {"last_character_index", s.span.last},
-                     {"score", s.score},
-                     {"file_type", s.file_type}};
-      if (!s.section.empty()) source["section"] = s.section;
-      sources.push_back(std::move(source));
-    }
-    list.push_back({{"question_id", r.question_id},
-                    {"question_str", r.question},
-                    {"question", r.question},
-                    {"retrieved_sources", std::move(sources)},
-                    {"search_time_ms", r.search_time_ms}});
-  }
+  for (const auto& r : results.results) list.push_back(result_to_json(r));
   return {{"search_results", std::move(list)}, {"k", results.k}};
 }
 
 void save_results(const std::filesystem::path& file, const ResultsFile& results) {
-  write_file_atomically(file, results_to_json(results).dump(2) + "\n");
+  // One question at a time, a line each: a JSON tree of the whole file would take about ten
+  // times the memory of the text.
+  std::string text = "{\n  \"search_results\": [";
+  for (std::size_t i = 0; i < results.results.size(); ++i)
+    text += (i ? ",\n    " : "\n    ") + result_to_json(results.results[i]).dump();
+  text += std::string(results.results.empty() ? "" : "\n  ") + "],\n  \"k\": " + std::to_string(results.k) + "\n}\n";
+  write_file_atomically(file, text);
 }
 
 }  // namespace rag

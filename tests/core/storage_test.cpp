@@ -3,6 +3,7 @@
 
 #include "rag/binary_file.hpp"
 #include "rag/chunk_store.hpp"
+#include "rag/dataset.hpp"
 #include "rag/file_io.hpp"
 #include "rag/source_file.hpp"
 #include "test_support.hpp"
@@ -91,6 +92,43 @@ TEST(FileIo, AtomicWriteReplacesWholeAndLeavesNoTemporaries) {
   EXPECT_EQ(files, 1u);
   EXPECT_THROW(write_file_atomically("/proc/no/such/place/out.json", "x"), Error);
   EXPECT_THROW(read_file(dir / "absent"), Error);
+}
+
+TEST(ResultsFile, SavedAsTheTreeResultsToJsonDescribesAndLoadedBack) {
+  testing::TempDir dir;
+  ResultsFile results;
+  results.k = 3;
+  SearchResult first;
+  first.question_id = "q1";
+  first.question = "Où est \"le\" port?";
+  auto source = [](std::string file, std::size_t begin, std::size_t end, double score, std::string type,
+                   std::string section) {
+    RetrievedSource r;
+    r.span = {std::move(file), begin, end};
+    r.score = score;
+    r.file_type = std::move(type);
+    r.section = std::move(section);
+    return r;
+  };
+  first.sources.push_back(source("repo/a.md", 0, 120, 1.5, "markdown", "Guide > Port"));
+  first.sources.push_back(source("repo/b.py", 7, 9, 0.5, "python", ""));
+  first.search_time_ms = 0.25;
+  SearchResult second;
+  second.question_id = "q2";
+  second.question = "nothing";
+  results.results = {first, second};
+  save_results(dir / "r.json", results);
+  const std::string text = read_file(dir / "r.json");
+  EXPECT_EQ(nlohmann::ordered_json::parse(text), results_to_json(results));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);  // a line per question
+  const ResultsFile loaded = load_results(dir / "r.json");
+  ASSERT_EQ(loaded.results.size(), 2u);
+  EXPECT_EQ(loaded.k, 3u);
+  EXPECT_EQ(loaded.results[0].question, "Où est \"le\" port?");
+  EXPECT_EQ(loaded.results[0].sources[1].span.file_path, "repo/b.py");
+
+  save_results(dir / "empty.json", ResultsFile{});
+  EXPECT_EQ(nlohmann::ordered_json::parse(read_file(dir / "empty.json")), results_to_json(ResultsFile{}));
 }
 
 TEST(SourceFile, CodePointOffsets) {
