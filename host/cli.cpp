@@ -50,6 +50,12 @@ std::size_t read_k(const po::variables_map& vm, std::size_t max) {
   return static_cast<std::size_t>(k);
 }
 
+std::size_t read_count(const po::variables_map& vm, const std::string& name) {
+  const long long n = vm[name].as<long long>();
+  if (n < 0) throw Error("--" + name + " must be 0 or more, got " + std::to_string(n));
+  return static_cast<std::size_t>(n);
+}
+
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }

@@ -37,6 +37,8 @@ std::unique_ptr<PluginRegistry> load_plugins(const Pipeline& pipeline);
 
 /// Reads --k and checks it lies in [1, max].
 std::size_t read_k(const po::variables_map& vm, std::size_t max);
+/// The value of a count option (`--show`), which must not be negative.
+std::size_t read_count(const po::variables_map& vm, const std::string& name);
 
 /// Milliseconds elapsed since `start`.
 double milliseconds_since(std::chrono::steady_clock::time_point start);

@@ -214,7 +214,7 @@ int compare(const cli::Invocation& inv) {
     throw Error("rag compare: give at least two pipeline files (rag compare A.yaml B.yaml --dataset FILE)");
   if (!vm->count("dataset")) throw Error("rag compare: give at least one --dataset (an answered dataset)");
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
-  const long long show = std::max(0LL, (*vm)["show"].as<long long>());
+  const auto show = static_cast<long long>(cli::read_count(*vm, "show"));
 
   std::vector<Contender> contenders;
   for (const auto& file : (*vm)["pipeline"].as<std::vector<std::string>>()) {

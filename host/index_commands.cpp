@@ -2,8 +2,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
 #include "rag/error.hpp"
@@ -51,9 +53,9 @@ void export_chunks(ChunkList chunks, const std::string& file) {
   std::cerr << "wrote " << chunks.size() << " chunks to " << file << "\n";
 }
 
-// The ceiling the chunking sets on recall for one answered dataset, and the spans out of reach.
-void print_reachability(ChunkList chunks, const std::string& dataset_file, const std::vector<Question>& dataset,
-                        std::size_t show) {
+// What the chunking allows at best on one answered dataset, and the spans it cannot reach.
+std::string reach_report(ChunkList chunks, const std::string& dataset_file, const std::vector<Question>& dataset,
+                         std::size_t show) {
   const Reachability r = reachability(dataset, chunks);
   std::vector<const Reachability::Span*> missed;
   std::vector<double> best;
@@ -62,16 +64,18 @@ void print_reachability(ChunkList chunks, const std::string& dataset_file, const
     if (span.best_iou <= kIouThreshold) missed.push_back(&span);
   }
   std::sort(best.begin(), best.end());
-  const auto quantile = [&](double q) { return best.empty() ? 0.0 : best[static_cast<std::size_t>(q * static_cast<double>(best.size() - 1))]; };
-  std::cout << std::filesystem::path(dataset_file).filename().string() << ": oracle recall " << std::fixed
-            << std::setprecision(3) << r.recall << ", " << r.spans.size() - missed.size() << " of " << r.spans.size()
-            << " ground-truth spans reachable; best IoU of a chunk with a span: p10 " << std::setprecision(2)
-            << quantile(0.1) << ", median " << quantile(0.5) << "\n";
+  const auto quantile = [&](double q) { return best[static_cast<std::size_t>(q * static_cast<double>(best.size() - 1))]; };
+  std::ostringstream out;
+  out << std::fixed << std::filesystem::path(dataset_file).filename().string() << ": oracle recall "
+      << std::setprecision(3) << r.recall << "; " << r.spans.size() - missed.size() << " of " << r.spans.size()
+      << " ground-truth spans within reach; best IoU of a chunk with a span: p10 " << std::setprecision(2)
+      << quantile(0.1) << ", median " << quantile(0.5) << "\n";
   for (std::size_t i = 0; i < missed.size() && i < show; ++i)
-    std::cout << "  out of reach: " << missed[i]->question_id << " " << missed[i]->truth.file_path << ":"
-              << missed[i]->truth.first << "-" << missed[i]->truth.last << " (best IoU " << std::setprecision(3)
-              << missed[i]->best_iou << ")\n";
-  if (missed.size() > show) std::cout << "  ... " << missed.size() - show << " more (--show N)\n";
+    out << "  out of reach: " << missed[i]->question_id << " " << missed[i]->truth.file_path << ":"
+        << missed[i]->truth.first << "-" << missed[i]->truth.last << " (best IoU " << std::setprecision(3)
+        << missed[i]->best_iou << ")\n";
+  if (missed.size() > show) out << "  ... " << missed.size() - show << " more (--show N)\n";
+  return out.str();
 }
 
 }  // namespace
@@ -81,22 +85,30 @@ int chunks(const cli::Invocation& inv) {
   cli::add_pipeline_options(options);
   options.add_options()("export", cli::po::value<std::string>(), "write every chunk to this JSON Lines file")(
       "oracle", cli::po::value<std::vector<std::string>>()->multitoken(),
-      "answered datasets: how many of their ground-truth spans some chunk reaches (IoU > 0.05)")(
-      "show", cli::po::value<std::size_t>()->default_value(10), "with --oracle, spans out of reach listed per dataset");
-  const auto vm = cli::parse(inv, "(--export FILE.jsonl | --oracle ANSWERED.json...) [--pipeline FILE]", options);
+      "answered datasets: the oracle recall of the chunks (every ground-truth span that some chunk overlaps with "
+      "IoU > 0.05 counted as found), and the spans out of reach")(
+      "show", cli::po::value<long long>()->default_value(10), "with --oracle: spans out of reach listed per dataset");
+  const auto vm = cli::parse(inv, "[--export FILE.jsonl] [--oracle ANSWERED.json ...] [--show N] [--pipeline FILE]", options);
   if (!vm) return 0;
   if (!vm->count("export") && !vm->count("oracle"))
     throw Error("rag chunks needs --export FILE.jsonl (write the chunks) or --oracle ANSWERED.json (measure which "
                 "ground-truth spans the chunks can reach), or both");
+  if (!(*vm)["show"].defaulted() && !vm->count("oracle")) throw Error("--show lists spans out of reach: use it with --oracle");
+  const std::size_t show = cli::read_count(*vm, "show");
   const auto dataset_files = vm->count("oracle") ? (*vm)["oracle"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  std::vector<std::vector<Question>> datasets;  // all read before anything is printed
-  for (const auto& file : dataset_files) datasets.push_back(load_answered_questions(file));
+  std::vector<std::vector<Question>> datasets;
+  for (const auto& file : dataset_files) {
+    datasets.push_back(load_answered_questions(file));
+    if (datasets.back().empty()) throw Error(file + ": the dataset has no questions");
+  }
   const Pipeline pipeline = cli::load_pipeline(*vm);
   const auto registry = cli::load_plugins(pipeline);
   const Index index(pipeline, *registry);
-  for (std::size_t i = 0; i < datasets.size(); ++i)
-    print_reachability(index.chunks(), dataset_files[i], datasets[i], (*vm)["show"].as<std::size_t>());
+  // Everything that can fail comes before the first line on stdout.
+  std::string report;
+  for (std::size_t i = 0; i < datasets.size(); ++i) report += reach_report(index.chunks(), dataset_files[i], datasets[i], show);
   if (vm->count("export")) export_chunks(index.chunks(), (*vm)["export"].as<std::string>());
+  std::cout << report;
   return 0;
 }
 

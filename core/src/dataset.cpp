@@ -161,8 +161,8 @@ json results_to_json(const ResultsFile& results) {
 }
 
 void save_results(const std::filesystem::path& file, const ResultsFile& results) {
-  // One question at a time, a line each: a JSON tree of the whole file would take about ten
-  // times the memory of the text.
+  // A question at a time: the whole file as one JSON tree first took search_dataset from 0.44 to
+  // 1.1 GB on 50,000 questions.
   std::string text = "{\n  \"search_results\": [";
   for (std::size_t i = 0; i < results.results.size(); ++i)
     text += (i ? ",\n    " : "\n    ") + result_to_json(results.results[i]).dump();

@@ -77,16 +77,22 @@ Evaluation evaluate(const std::vector<Question>& dataset, const ResultsFile& res
 }
 
 Reachability reachability(const std::vector<Question>& dataset, ChunkList chunks) {
-  std::unordered_map<std::string_view, std::vector<SourceSpan>> by_file;
-  for (const Chunk& c : chunks) by_file[c.file_path].push_back({c.file_path, c.first_char, c.last_char});
+  std::unordered_map<std::string_view, std::vector<const Chunk*>> by_file;
+  for (const Chunk& c : chunks) by_file[c.file_path].push_back(&c);
   Reachability out;
   double recall_sum = 0;
   for (const Question& q : dataset) {
     std::size_t reached = 0;
     for (const SourceSpan& truth : q.sources) {
       double best = 0;
-      if (const auto it = by_file.find(truth.file_path); it != by_file.end())
-        for (const SourceSpan& span : it->second) best = std::max(best, span_iou(truth, span));
+      if (const auto it = by_file.find(truth.file_path); it != by_file.end()) {
+        SourceSpan candidate{truth.file_path, 0, 0};
+        for (const Chunk* c : it->second) {
+          candidate.first = c->first_char;
+          candidate.last = c->last_char;
+          best = std::max(best, span_iou(truth, candidate));
+        }
+      }
       if (best > kIouThreshold) ++reached;
       out.spans.push_back({q.id, truth, best});
     }

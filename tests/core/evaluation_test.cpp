@@ -53,7 +53,7 @@ TEST(Evaluate, RecallAtKMrrAndMissingQuestions) {
   EXPECT_EQ(e.outcomes[1].found_at, (std::vector<std::size_t>{1, 6}));
 }
 
-TEST(Reachability, ASpanIsReachableWhenAChunkOfItsFileOverlapsItAboveTheThreshold) {
+TEST(Reachability, ASpanIsWithinReachWhenAChunkOfItsFileOverlapsItAboveTheThreshold) {
   auto chunk = [](const std::string& file, std::size_t first, std::size_t last) {
     Chunk c;
     c.file_path = file;
@@ -66,15 +66,20 @@ TEST(Reachability, ASpanIsReachableWhenAChunkOfItsFileOverlapsItAboveTheThreshol
       {"q1", "one", {{"f", 2100, 2400}}, ""},                  // inside the second chunk of f
       {"q2", "two", {{"f", 0, 100}, {"h", 0, 10}}, ""},         // IoU 0.05 exactly; no chunk of h
       {"q3", "three", {{"g", 50, 150}}, ""},                   // half of g's chunk
+      {"q4", "four", {{"g", 0, 90}, {"f", 1000, 1100}}, ""},    // 0.9 of g's chunk; 0.05 of f's first
   };
   const Reachability r = reachability(dataset, chunks);
-  ASSERT_EQ(r.spans.size(), 4u);
+  ASSERT_EQ(r.spans.size(), 6u);
   EXPECT_DOUBLE_EQ(r.spans[0].best_iou, 300.0 / 500.0);
   EXPECT_DOUBLE_EQ(r.spans[1].best_iou, 0.05);
   EXPECT_DOUBLE_EQ(r.spans[2].best_iou, 0.0);
   EXPECT_EQ(r.spans[2].truth.file_path, "h");
   EXPECT_DOUBLE_EQ(r.spans[3].best_iou, 50.0 / 150.0);
-  EXPECT_DOUBLE_EQ(r.recall, (1.0 + 0.0 + 1.0) / 3);
+  EXPECT_EQ(r.spans[4].question_id, "q4");
+  // The mean over questions of each one's share within reach (q4: one of two), not the share
+  // of all spans (2 of 6).
+  EXPECT_DOUBLE_EQ(r.recall, (1.0 + 0.0 + 1.0 + 0.5) / 4);
+  EXPECT_DOUBLE_EQ(reachability({}, chunks).recall, 0.0);
 }
 
 TEST(Evaluate, UnknownQuestionIdIsAnError) {

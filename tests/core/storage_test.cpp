@@ -94,7 +94,7 @@ TEST(FileIo, AtomicWriteReplacesWholeAndLeavesNoTemporaries) {
   EXPECT_THROW(read_file(dir / "absent"), Error);
 }
 
-TEST(ResultsFile, SavedAsTheTreeResultsToJsonDescribesAndLoadedBack) {
+TEST(ResultsFile, SaveWritesTheJsonOfResultsToJsonALineAQuestion) {
   testing::TempDir dir;
   ResultsFile results;
   results.k = 3;

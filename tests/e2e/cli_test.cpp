@@ -92,17 +92,31 @@ TEST_F(CliTest, ChunksOracleMeasuresWhichGroundTruthSpansTheChunksReach) {
      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 85, "last_character_index": 300}]},
     {"question_id": "q2", "question": "What is in the picture?",
      "sources": [{"file_path": "repo/image.png", "first_character_index": 0, "last_character_index": 8}]}]})");
-  const Outcome r = rag("chunks --oracle answered.json --pipeline pipeline.yaml");
+  dir_.write("guide.json", R"({"rag_questions": [
+    {"question_id": "g1", "question": "Which flag loads AWQ checkpoints?",
+     "sources": [{"file_path": "repo/docs/guide.md", "first_character_index": 200, "last_character_index": 330}]}]})");
+  const Outcome r = rag("chunks --oracle answered.json guide.json --export chunks.jsonl --pipeline pipeline.yaml");
   ASSERT_EQ(r.status, 0) << r.err;
   // The picture is not indexed (binary): no chunk can ever find that span.
-  EXPECT_THAT(r.out, HasSubstr("answered.json: oracle recall 0.500, 1 of 2 ground-truth spans reachable"));
-  EXPECT_THAT(r.out, HasSubstr("out of reach: q2 repo/image.png:0-8 (best IoU 0.000)"));
+  EXPECT_THAT(r.out, HasSubstr("answered.json: oracle recall 0.500; 1 of 2 ground-truth spans within reach; "
+                               "best IoU of a chunk with a span: p10 0.00, median 0.00\n"
+                               "  out of reach: q2 repo/image.png:0-8 (best IoU 0.000)\n"));
+  EXPECT_THAT(r.out, HasSubstr("guide.json: oracle recall 1.000; 1 of 1 ground-truth spans within reach"));
+  EXPECT_THAT(r.err, HasSubstr("wrote "));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "chunks.jsonl"));
   EXPECT_THAT(rag("chunks --oracle answered.json --show 0 --pipeline pipeline.yaml").out, HasSubstr("... 1 more (--show N)"));
 
   expect_error("chunks --pipeline pipeline.yaml", "needs --export FILE.jsonl");
   expect_error("chunks --oracle missing.json --pipeline pipeline.yaml", "missing.json");
   dir_.write("unanswered.json", R"({"rag_questions": [{"question_id": "a", "question": "port"}]})");
   expect_error("chunks --oracle answered.json unanswered.json --pipeline pipeline.yaml", "question a has no sources");
+  dir_.write("none.json", R"({"rag_questions": []})");
+  expect_error("chunks --oracle none.json --pipeline pipeline.yaml", "none.json: the dataset has no questions");
+  expect_error("chunks --oracle answered.json --show -1 --pipeline pipeline.yaml", "--show must be 0 or more");
+  expect_error("chunks --export chunks.jsonl --show 3 --pipeline pipeline.yaml", "use it with --oracle");
+  // The export fails after the report is made: nothing of it reaches stdout (expect_error).
+  dir_.write("a-file", "");
+  expect_error("chunks --oracle answered.json --export a-file/chunks.jsonl --pipeline pipeline.yaml", "a-file");
 }
 
 TEST_F(CliTest, BadInputGetsOneClearLine) {
@@ -194,6 +208,7 @@ TEST_F(CliTest, CompareTwoPipelines) {
 
   expect_error("compare pipeline.yaml --dataset answered.json", "at least two pipeline files");
   expect_error("compare pipeline.yaml tfidf.yaml", "at least one --dataset");
+  expect_error("compare pipeline.yaml tfidf.yaml --dataset answered.json --show -2", "--show must be 0 or more");
   std::string clash = tfidf;
   clash.replace(clash.find("index: index-tfidf"), 18, "index: index");
   dir_.write("clash.yaml", clash);

@@ -56,8 +56,7 @@ inline constexpr std::size_t kMaxSourceChars = 2000;
 ResultsFile load_results(const std::filesystem::path& file);
 /// The JSON of a results file, with question_str and question both present.
 nlohmann::ordered_json results_to_json(const ResultsFile& results);
-/// Writes the JSON of results_to_json() atomically, a line per question (without building it
-/// as one tree first, which would take about ten times the memory).
+/// Writes the JSON of results_to_json() atomically, a line per question.
 void save_results(const std::filesystem::path& file, const ResultsFile& results);
 
 }  // namespace rag

@@ -47,17 +47,18 @@ double question_recall(const QuestionOutcome& outcome, std::size_t k);
 /// the gain of all of them found at the top ranks.
 double question_ndcg(const QuestionOutcome& outcome, std::size_t k);
 
-/// What a chunking allows at best: a ground-truth span is reachable when some chunk of its
-/// file overlaps it with IoU above kIouThreshold, so that a perfect ranking of these chunks
-/// would find it. `recall` is the grader's recall with every reachable span found (an
-/// "oracle" recall, the ceiling of any retriever over these chunks).
+/// What a chunking allows at best: a ground-truth span is within reach when some chunk of its
+/// file overlaps it with IoU above kIouThreshold. `recall` is the grader's recall when every
+/// span within reach counts as found (the "oracle recall", the ceiling of any ranking of these
+/// chunks with enough results): the mean over questions of the share of their spans within
+/// reach, which is the share of all spans when every question has one.
 struct Reachability {
   struct Span {
     std::string question_id;
     SourceSpan truth;
     double best_iou = 0;  ///< the best IoU of a chunk with it
   };
-  double recall = 0;       ///< mean over questions of their reachable share of spans
+  double recall = 0;
   std::vector<Span> spans;  ///< every ground-truth span, in dataset order
 };
 
