@@ -2,6 +2,9 @@
 
 #include <libstemmer.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
+#include <unicode/utf8.h>
 
 #include <algorithm>
 #include <cstring>
@@ -9,11 +12,70 @@
 namespace rag {
 namespace {
 
-bool is_word_byte(unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c >= 0x80; }
 bool is_joiner(char c) { return c == '.' || c == '-'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// What a code point is to the tokenizer. Letters and digits of every script make words;
+// combining marks continue them; Chinese, Japanese and Korean characters, written without
+// spaces, make runs that are indexed as overlapping pairs; pictographs and other symbols
+// ("✅", "⚠") are terms of their own, as docs use them for meanings; everything else separates.
+enum class Kind { separator, word, mark, cjk, symbol };
+
+Kind kind_of(UChar32 c) {
+  if (c < 0x80) return std::isalnum(c) != 0 || c == '_' ? Kind::word : Kind::separator;
+  if (c < 0) return Kind::separator;  // a malformed sequence
+  const auto category = U_GET_GC_MASK(c);
+  if ((category & U_GC_M_MASK) != 0) return Kind::mark;
+  if ((category & U_GC_SO_MASK) != 0) return Kind::symbol;
+  if (!u_isalnum(c)) return Kind::separator;
+  UErrorCode error = U_ZERO_ERROR;
+  const UScriptCode script = uscript_getScript(c, &error);
+  const bool cjk = script == USCRIPT_HAN || script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA ||
+                   script == USCRIPT_HANGUL;
+  return cjk ? Kind::cjk : Kind::word;
+}
+
+// The code point at byte `i` of `text`, and the byte after it.
+UChar32 next_code_point(std::string_view text, std::size_t& i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) {
+    ++i;
+    return c;
+  }
+  auto at = static_cast<int32_t>(i);
+  UChar32 code = 0;
+  U8_NEXT(reinterpret_cast<const uint8_t*>(text.data()), at, static_cast<int32_t>(text.size()), code);
+  i = static_cast<std::size_t>(at);
+  return code;
+}
+
+Kind kind_at(std::string_view text, std::size_t i) { return kind_of(next_code_point(text, i)); }
+
+// `s` in lower case: ASCII by table, other scripts by Unicode's simple case mapping.
+std::string lower(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      out += is_upper(s[i]) ? static_cast<char>(s[i] - 'A' + 'a') : s[i];
+      ++i;
+      continue;
+    }
+    const std::size_t begin = i;
+    const UChar32 c = next_code_point(s, i);
+    if (c < 0) {
+      out.append(s.substr(begin, i - begin));
+      continue;
+    }
+    char buffer[U8_MAX_LENGTH];
+    int32_t length = 0;
+    U8_APPEND_UNSAFE(buffer, length, u_tolower(c));
+    out.append(buffer, static_cast<std::size_t>(length));
+  }
+  return out;
+}
 
 struct StemmerDeleter {
   void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
@@ -101,17 +163,37 @@ std::vector<std::string> Analyzer::analyze(std::string_view text) const {
 void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) const {
   std::size_t i = 0;
   while (i < text.size()) {
-    if (!is_word_byte(static_cast<unsigned char>(text[i]))) {
-      ++i;
+    const std::size_t begin = i;
+    const Kind kind = kind_at(text, i);
+    if (kind == Kind::separator || kind == Kind::mark) {
+      next_code_point(text, i);
       continue;
     }
-    // A word runs over word bytes and over '.' or '-' that sit between two word bytes.
-    const std::size_t begin = i;
+    if (kind == Kind::symbol) {
+      next_code_point(text, i);
+      add_term(text.substr(begin, i - begin), terms);
+      continue;
+    }
+    if (kind == Kind::cjk) {
+      // A run of CJK characters: each pair of neighbours is a term (a lone one, itself).
+      std::vector<std::size_t> starts;
+      while (i < text.size() && kind_at(text, i) == Kind::cjk) {
+        starts.push_back(i);
+        next_code_point(text, i);
+      }
+      starts.push_back(i);
+      if (starts.size() == 2) add_term(text.substr(starts[0], starts[1] - starts[0]), terms);
+      for (std::size_t c = 0; c + 2 < starts.size(); ++c) add_term(text.substr(starts[c], starts[c + 2] - starts[c]), terms);
+      continue;
+    }
+    // A word runs over letters, digits and marks, and over '.' or '-' between two of them.
     while (i < text.size()) {
-      if (is_word_byte(static_cast<unsigned char>(text[i]))) {
+      std::size_t after = i;
+      const Kind k = kind_of(next_code_point(text, after));
+      if (k == Kind::word || k == Kind::mark) {
+        i = after;
+      } else if (is_joiner(text[i]) && i + 1 < text.size() && kind_at(text, i + 1) == Kind::word) {
         ++i;
-      } else if (is_joiner(text[i]) && i + 1 < text.size() && is_word_byte(static_cast<unsigned char>(text[i + 1]))) {
-        i += 2;
       } else {
         break;
       }
@@ -120,29 +202,23 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) c
   }
 }
 
-void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) const {
-  auto normalise = [&](std::string_view s) {
-    std::string out(s);
-    if (config_.lowercase)
-      std::transform(out.begin(), out.end(), out.begin(),
-                     [](char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; });
-    return out;
-  };
-  auto add_simple = [&](std::string_view part) {
-    std::string term = normalise(part);
-    if (term.size() < config_.min_length || is_stopword(config_.stopwords, term)) return;
-    if (config_.stemmer != "none") {
-      StemmerPtr& stemmer = impl_->stemmers.local();
-      if (!stemmer) stemmer = make_stemmer(config_.stemmer);
-      const sb_symbol* stem =
-          sb_stemmer_stem(stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()), static_cast<int>(term.size()));
-      if (stem) term.assign(reinterpret_cast<const char*>(stem), static_cast<std::size_t>(sb_stemmer_length(stemmer.get())));
-    }
-    terms.push_back(std::move(term));
-  };
+void Analyzer::add_term(std::string_view part, std::vector<std::string>& terms) const {
+  std::string term = config_.lowercase ? lower(part) : std::string(part);
+  if (term.size() < config_.min_length || is_stopword(config_.stopwords, term)) return;
+  if (config_.stemmer != "none") {
+    StemmerPtr& stemmer = impl_->stemmers.local();
+    if (!stemmer) stemmer = make_stemmer(config_.stemmer);
+    const sb_symbol* stem =
+        sb_stemmer_stem(stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()), static_cast<int>(term.size()));
+    if (stem) term.assign(reinterpret_cast<const char*>(stem), static_cast<std::size_t>(sb_stemmer_length(stemmer.get())));
+  }
+  terms.push_back(std::move(term));
+}
 
+void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) const {
+  const auto normalise = [&](std::string_view s) { return config_.lowercase ? lower(s) : std::string(s); };
   if (!config_.split_identifiers) {
-    add_simple(word);
+    add_term(word, terms);
     return;
   }
   // Compounds at two levels: each dotted or dashed segment that has parts of its own
@@ -155,7 +231,7 @@ void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) 
     std::size_t segment_parts = 0;
     for_each_part(segment, config_.split_digits, [&](std::string_view part) {
       ++segment_parts;
-      add_simple(part);
+      add_term(part, terms);
     });
     if (config_.keep_compound && segment_parts > 1 && segment.size() < word.size()) terms.push_back(normalise(segment));
     parts += segment_parts;

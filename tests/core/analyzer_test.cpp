@@ -60,9 +60,31 @@ TEST(Analyzer, LowercaseCanBeTurnedOff) {
   EXPECT_THAT(Analyzer(c).analyze("LoRA"), ElementsAre("LoRA"));
 }
 
-TEST(Analyzer, NonAsciiLettersStayInWords) {
+TEST(Analyzer, LettersOfEveryScriptMakeWordsAndAreLowercased) {
   const Analyzer a(plain());
-  EXPECT_THAT(a.analyze("modèle 模型, ok"), ElementsAre("modèle", "模型", "ok"));
+  EXPECT_THAT(a.analyze("Modèle MODÈLE Модели ok"), ElementsAre("modèle", "modèle", "модели", "ok"));
+  // A combining accent stays in its word; one with no word before it is dropped.
+  EXPECT_THAT(a.analyze("cafe\u0301 \u0301x"), ElementsAre("cafe\u0301", "x"));
+}
+
+TEST(Analyzer, PunctuationOfEveryScriptSeparatesWordsAndPictographsAreTerms) {
+  const Analyzer a(plain());
+  EXPECT_THAT(a.analyze("vLLM\u2019s \u201cfast\u201d\u2014really done\u3002 x+y=z \u2211"),
+              ElementsAre("v", "llm", "vllm", "s", "fast", "really", "done", "x", "y", "z"));
+  // A pictograph is a term, its variation selector is not; so is each of a run.
+  EXPECT_THAT(a.analyze("\u2705\uFE0E yes \U0001F6A7\u26A0\uFE0F"), ElementsAre("\u2705", "yes", "\U0001F6A7", "\u26A0"));
+}
+
+TEST(Analyzer, ChineseJapaneseAndKoreanRunsAreIndexedAsOverlappingPairs) {
+  const Analyzer a(plain());
+  EXPECT_THAT(a.analyze("推理服务器，模型"), ElementsAre("推理", "理服", "服务", "务器", "模型"));
+  EXPECT_THAT(a.analyze("模 GPU"), ElementsAre("模", "gpu"));
+  EXPECT_THAT(a.analyze("モデルA"), ElementsAre("モデ", "デル", "a"));
+}
+
+TEST(Analyzer, MalformedUtf8SeparatesInsteadOfFailing) {
+  const Analyzer a(plain());
+  EXPECT_THAT(a.analyze(std::string("ab\xff\xfe" "cd \xe6\x8e")), ElementsAre("ab", "cd"));
 }
 
 TEST(Analyzer, MinLengthDropsShortParts) {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "e2e/fixture_repo_test.hpp"
+#include "rag/index.hpp"
 
 namespace rag {
 namespace {
@@ -447,7 +448,8 @@ TEST_F(BadSearch, IndexFromAnOlderFormat) {
   json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
   manifest["format"] = 0;
   dir_.write("index/manifest.json", manifest.dump());
-  expect_error("search port --pipeline pipeline.yaml", "has format 0, this rag reads format 1; run `rag index --pipeline pipeline.yaml`");
+  expect_error("search port --pipeline pipeline.yaml", "has format 0, this rag reads format " + std::to_string(kIndexFormat) +
+                                                         "; run `rag index --pipeline pipeline.yaml`");
   manifest["format"] = "one";
   dir_.write("index/manifest.json", manifest.dump());
   expect_error("search port --pipeline pipeline.yaml", "run `rag index --pipeline pipeline.yaml`");

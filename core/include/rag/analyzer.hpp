@@ -53,6 +53,8 @@ class Analyzer {
 
  private:
   void add_word(std::string_view word, std::vector<std::string>& terms) const;
+  /// Lowercases, drops stopwords and short terms, stems.
+  void add_term(std::string_view part, std::vector<std::string>& terms) const;
 
   AnalyzerConfig config_;
   struct Impl;
