@@ -21,6 +21,6 @@ for name in dataset_docs_public.json dataset_code_public.json; do
   for _ in $(seq "$runs"); do
     seconds "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/$name" --save_directory "$out" --k 10
   done | median | xargs printf "search_dataset %-28s %.3f s\n" "$name"
-  grep -o '"search_time_ms": [0-9.e+-]*' "$out/$name" | awk '{print $2}' | sort -g |
+  grep -o '"search_time_ms": *[0-9.e+-]*' "$out/$name" | cut -d: -f2 | sort -g |
     awk '{a[NR]=$1} END {printf "  per query: p50 %.3f ms, p95 %.3f ms\n", a[int(NR*0.5)+1], a[int(NR*0.95)+1]}'
 done

@@ -7,6 +7,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace rag {
@@ -23,8 +24,15 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // ("✅", "⚠") are terms of their own, as docs use them for meanings; everything else separates.
 enum class Kind { separator, word, mark, cjk, symbol };
 
+constexpr auto kAsciiWord = [] {
+  std::array<bool, 128> word{};
+  for (int c = 0; c < 128; ++c)
+    word[static_cast<std::size_t>(c)] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  return word;
+}();
+
 Kind kind_of(UChar32 c) {
-  if (c < 0x80) return std::isalnum(c) != 0 || c == '_' ? Kind::word : Kind::separator;
+  if (c >= 0 && c < 0x80) return kAsciiWord[static_cast<std::size_t>(c)] ? Kind::word : Kind::separator;
   if (c < 0) return Kind::separator;  // a malformed sequence
   const auto category = U_GET_GC_MASK(c);
   if ((category & U_GC_M_MASK) != 0) return Kind::mark;
@@ -51,7 +59,6 @@ UChar32 next_code_point(std::string_view text, std::size_t& i) {
   return code;
 }
 
-Kind kind_at(std::string_view text, std::size_t i) { return kind_of(next_code_point(text, i)); }
 
 // `s` in lower case: ASCII by table, other scripts by Unicode's simple case mapping.
 std::string lower(std::string_view s) {
@@ -161,38 +168,41 @@ std::vector<std::string> Analyzer::analyze(std::string_view text) const {
 }
 
 void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) const {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t begin = i;
-    const Kind kind = kind_at(text, i);
-    if (kind == Kind::separator || kind == Kind::mark) {
-      next_code_point(text, i);
-      continue;
+  const std::size_t n = text.size();
+  // The kind of the code point at `at`, moving `at` past it; ASCII without a call to ICU.
+  const auto take = [&](std::size_t& at) {
+    const auto b = static_cast<unsigned char>(text[at]);
+    if (b < 0x80) {
+      ++at;
+      return kAsciiWord[b] ? Kind::word : Kind::separator;
     }
+    return kind_of(next_code_point(text, at));
+  };
+  const auto word_at = [&](std::size_t at) { return at < n && take(at) == Kind::word; };
+  std::size_t i = 0;
+  while (i < n) {
+    const std::size_t begin = i;
+    const Kind kind = take(i);
+    if (kind == Kind::separator || kind == Kind::mark) continue;
     if (kind == Kind::symbol) {
-      next_code_point(text, i);
       add_term(text.substr(begin, i - begin), terms);
       continue;
     }
     if (kind == Kind::cjk) {
       // A run of CJK characters: each pair of neighbours is a term (a lone one, itself).
-      std::vector<std::size_t> starts;
-      while (i < text.size() && kind_at(text, i) == Kind::cjk) {
-        starts.push_back(i);
-        next_code_point(text, i);
-      }
-      starts.push_back(i);
-      if (starts.size() == 2) add_term(text.substr(starts[0], starts[1] - starts[0]), terms);
+      std::vector<std::size_t> starts{begin, i};
+      for (std::size_t at = i; at < n && take(at) == Kind::cjk; i = at) starts.push_back(at);
+      if (starts.size() == 2) add_term(text.substr(begin, i - begin), terms);
       for (std::size_t c = 0; c + 2 < starts.size(); ++c) add_term(text.substr(starts[c], starts[c + 2] - starts[c]), terms);
       continue;
     }
     // A word runs over letters, digits and marks, and over '.' or '-' between two of them.
-    while (i < text.size()) {
+    while (i < n) {
       std::size_t after = i;
-      const Kind k = kind_of(next_code_point(text, after));
+      const Kind k = take(after);
       if (k == Kind::word || k == Kind::mark) {
         i = after;
-      } else if (is_joiner(text[i]) && i + 1 < text.size() && kind_at(text, i + 1) == Kind::word) {
+      } else if (is_joiner(text[i]) && word_at(i + 1)) {
         ++i;
       } else {
         break;
