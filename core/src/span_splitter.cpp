@@ -101,6 +101,41 @@ std::size_t overlap_start(const SourceFile& file, const std::vector<std::vector<
   return piece_begin;
 }
 
+// Greedy packing leaves a runt when a range just overflows: a section 20 characters over the
+// limit ends in a piece of one anchor line, useless as a result. The cut before such a last
+// piece moves back to the boundary that balances the two best, at the coarsest level that
+// leaves neither a runt, both still within the limit.
+void rebalance_runt(const SourceFile& file, const std::vector<std::vector<std::size_t>>& levels, std::size_t max,
+                    std::vector<ByteRange>& pieces) {
+  const auto runt = [max](std::size_t chars) { return chars * 8 < max; };
+  if (pieces.size() < 2 || !runt(file.char_count(pieces.back()))) return;
+  ByteRange& before = pieces[pieces.size() - 2];
+  ByteRange& last = pieces.back();
+  const std::string_view text = file.text();
+  for (const auto& level : levels) {
+    std::size_t best_gap = max;
+    ByteRange best_before, best_last;
+    for (const std::size_t p : level) {
+      if (p <= before.begin || p >= last.begin) continue;
+      const ByteRange a = trim(text, {before.begin, p});
+      const ByteRange b = trim(text, {p, last.end});
+      const std::size_t ca = file.char_count(a), cb = file.char_count(b);
+      if (ca > max || cb > max || runt(ca) || runt(cb)) continue;
+      const std::size_t gap = ca > cb ? ca - cb : cb - ca;
+      if (gap < best_gap) {
+        best_gap = gap;
+        best_before = a;
+        best_last = b;
+      }
+    }
+    if (!best_before.empty()) {
+      before = best_before;
+      last = best_last;
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 ByteRange trim(std::string_view text, ByteRange range) {
@@ -113,7 +148,9 @@ std::vector<ByteRange> split_range(const SourceFile& file, ByteRange range,
                                    const std::vector<std::vector<std::size_t>>& levels, SplitLimits limits) {
   const std::size_t overlap = std::min(limits.overlap_chars, limits.max_chars / 2);
   std::vector<ByteRange> pieces;
-  Splitter(file, levels, std::max<std::size_t>(1, limits.max_chars - overlap)).split(range, 0, pieces);
+  const std::size_t max = std::max<std::size_t>(1, limits.max_chars - overlap);
+  Splitter(file, levels, max).split(range, 0, pieces);
+  rebalance_runt(file, levels, max, pieces);
   if (overlap == 0) return pieces;
   for (std::size_t i = 1; i < pieces.size(); ++i) {
     const std::size_t begin_char = file.char_offset(pieces[i].begin);

@@ -20,8 +20,9 @@ struct SplitLimits {
 /// `levels` lists candidate cut positions (byte offsets, any order), coarsest first. The range
 /// is cut at the coarsest level, packing consecutive segments into a piece while they fit; a
 /// segment still too long is cut at the next level, and past the last level at whitespace or,
-/// failing that, at any code-point boundary. Pieces are trimmed of surrounding whitespace and
-/// blank pieces dropped, so the result may be empty.
+/// failing that, at any code-point boundary. A last piece under an eighth of the limit moves its
+/// cut back to balance it with the piece before, where a boundary allows. Pieces are trimmed of
+/// surrounding whitespace and blank pieces dropped, so the result may be empty.
 std::vector<ByteRange> split_range(const SourceFile& file, ByteRange range,
                                    const std::vector<std::vector<std::size_t>>& levels,
                                    SplitLimits limits);
