@@ -149,7 +149,7 @@ json results_json(const Contender& c, const DatasetRun& run) {
 // The paired test of `b` against A on recall@k, and the questions one finds and the other
 // misses: printed (`show` questions a side), and returned as JSON.
 json compare_with_baseline(const std::string& b, const DatasetRun& base_run, const DatasetRun& other_run, std::size_t k,
-                           long long show) {
+                           std::size_t show) {
   const auto& base = base_run.evaluation.outcomes;
   const auto& other = other_run.evaluation.outcomes;
   std::vector<double> a_scores, b_scores;
@@ -171,10 +171,10 @@ json compare_with_baseline(const std::string& b, const DatasetRun& base_run, con
   }
   for (const auto& [side, list] : {std::pair{a, &only_a}, std::pair{b, &only_b}}) {
     std::printf("\nonly %s finds within %zu (%zu):%s\n", side.c_str(), k, list->size(), list->empty() ? " none" : "");
-    long long shown = 0;
+    std::size_t shown = 0;
     for (const auto& e : *list) {
       if (shown++ == show) {
-        std::printf("  ... %zu more (--show N, or --json FILE for all)\n", list->size() - static_cast<std::size_t>(show));
+        std::printf("  ... %zu more (--show N, or --json FILE for all)\n", list->size() - show);
         break;
       }
       std::printf("  [A %2s | %s %2s] %s  %s\n", rank_text(e["rank_a"]).c_str(), b.c_str(), rank_text(e["rank_b"]).c_str(),
@@ -214,7 +214,7 @@ int compare(const cli::Invocation& inv) {
     throw Error("rag compare: give at least two pipeline files (rag compare A.yaml B.yaml --dataset FILE)");
   if (!vm->count("dataset")) throw Error("rag compare: give at least one --dataset (an answered dataset)");
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
-  const auto show = static_cast<long long>(cli::read_count(*vm, "show"));
+  const std::size_t show = cli::read_count(*vm, "show");
 
   std::vector<Contender> contenders;
   for (const auto& file : (*vm)["pipeline"].as<std::vector<std::string>>()) {

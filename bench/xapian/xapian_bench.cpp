@@ -27,6 +27,7 @@
 #include "rag/analyzer.hpp"
 #include "rag/dataset.hpp"
 #include "rag/evaluation.hpp"
+#include "rag/index.hpp"
 #include "rag/pipeline.hpp"
 
 namespace {
@@ -34,7 +35,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kDepth = 10;             // results per query, as search_dataset writes
-constexpr std::size_t kCandidates = 2 * kDepth + 10;  // asked of each engine, before dropping repeats
+constexpr std::size_t kCandidates = rag::candidates_for(kDepth);  // asked of each engine, before dropping repeats
 
 struct Args {
   fs::path chunks, pipeline, work;
@@ -108,7 +109,7 @@ class Engine {
   virtual ~Engine() = default;
   virtual void build(const std::vector<rag::Chunk>& chunks, const fs::path& dir) = 0;
   virtual void open(const fs::path& dir) = 0;
-  virtual std::vector<std::uint32_t> search(const std::string& query) = 0;
+  virtual std::vector<rag::Hit> search(const std::string& query) = 0;
 };
 
 class RagEngine final : public Engine {
@@ -121,11 +122,7 @@ class RagEngine final : public Engine {
     retriever_->save(dir);
   }
   void open(const fs::path&) override {}  // build() left it ready
-  std::vector<std::uint32_t> search(const std::string& query) override {
-    std::vector<std::uint32_t> ids;
-    for (const rag::Hit& h : retriever_->search(query, kCandidates)) ids.push_back(h.chunk);
-    return ids;
-  }
+  std::vector<rag::Hit> search(const std::string& query) override { return retriever_->search(query, kCandidates); }
 
  private:
   std::unique_ptr<rag::Bm25Retriever> make() const {
@@ -166,13 +163,13 @@ class XapianEngine final : public Engine {
     parser_.set_default_op(Xapian::Query::OP_OR);
     parser_.set_database(*db_);
   }
-  std::vector<std::uint32_t> search(const std::string& query) override {
-    std::vector<std::uint32_t> ids;
+  std::vector<rag::Hit> search(const std::string& query) override {
+    std::vector<rag::Hit> hits;
     // Plain words: a question's "AND", quotes or '-' are not query syntax.
     enquire_->set_query(parser_.parse_query(query, 0));
-    const Xapian::MSet top = enquire_->get_mset(0, kCandidates);
-    for (auto it = top.begin(); it != top.end(); ++it) ids.push_back(*it - 1);
-    return ids;
+    const Xapian::MSet top = enquire_->get_mset(0, static_cast<Xapian::doccount>(kCandidates));
+    for (auto it = top.begin(); it != top.end(); ++it) hits.push_back({*it - 1, it.get_weight()});
+    return hits;
   }
 
  private:
@@ -181,25 +178,6 @@ class XapianEngine final : public Engine {
   std::unique_ptr<Xapian::Enquire> enquire_;
   Xapian::QueryParser parser_;
 };
-
-// The rule of rag::Index::search, applied to both engines: the chunks overlap (several
-// granularities), so a hit that mostly covers a better one of the same file is dropped.
-std::vector<std::uint32_t> drop_repeats(const std::vector<std::uint32_t>& ids, const std::vector<rag::Chunk>& chunks) {
-  std::vector<std::uint32_t> kept;
-  for (const std::uint32_t id : ids) {
-    const rag::Chunk& c = chunks[id];
-    const bool repeats = std::any_of(kept.begin(), kept.end(), [&](std::uint32_t other) {
-      const rag::Chunk& o = chunks[other];
-      if (o.file_path != c.file_path) return false;
-      const std::size_t begin = std::max(o.first_char, c.first_char), end = std::min(o.last_char, c.last_char);
-      const std::size_t overlap = end > begin ? end - begin : 0;
-      return 2 * overlap > std::min(o.last_char - o.first_char, c.last_char - c.first_char);
-    });
-    if (!repeats) kept.push_back(id);
-    if (kept.size() == kDepth) break;
-  }
-  return kept;
-}
 
 struct Figures {
   double build_seconds = 0;
@@ -232,11 +210,12 @@ Figures measure(Engine& engine, const std::vector<rag::Chunk>& chunks, const fs:
       file.k = kDepth;
       for (const rag::Question& q : datasets[d]) {
         const auto start = Clock::now();
-        const std::vector<std::uint32_t> ids = drop_repeats(engine.search(q.text), chunks);
+        // rag::Index::search's rule against overlapping results, for both engines.
+        const std::vector<rag::Hit> hits = rag::drop_repeats(engine.search(q.text), chunks, kDepth);
         latencies.push_back(seconds_since(start) * 1000);
         rag::SearchResult r{q.id, q.text, {}, 0};
-        for (const std::uint32_t id : ids)
-          r.sources.push_back({{chunks[id].file_path, chunks[id].first_char, chunks[id].last_char}, 0, "", ""});
+        for (const rag::Hit& h : hits)
+          r.sources.push_back({{chunks[h.chunk].file_path, chunks[h.chunk].first_char, chunks[h.chunk].last_char}, 0, "", ""});
         file.results.push_back(std::move(r));
       }
       if (run == runs - 1) f.recall5.push_back(rag::evaluate(datasets[d], file, {5}).recall.at(5));

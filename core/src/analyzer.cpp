@@ -32,8 +32,8 @@ constexpr auto kAsciiWord = [] {
 }();
 
 Kind kind_of(UChar32 c) {
-  if (c >= 0 && c < 0x80) return kAsciiWord[static_cast<std::size_t>(c)] ? Kind::word : Kind::separator;
   if (c < 0) return Kind::separator;  // a malformed sequence
+  if (c < 0x80) return kAsciiWord[static_cast<std::size_t>(c)] ? Kind::word : Kind::separator;
   const auto category = U_GET_GC_MASK(c);
   if ((category & U_GC_M_MASK) != 0) return Kind::mark;
   if ((category & U_GC_SO_MASK) != 0) return Kind::symbol;
@@ -60,26 +60,23 @@ UChar32 next_code_point(std::string_view text, std::size_t& i) {
 }
 
 
-// `s` in lower case: ASCII by table, other scripts by Unicode's simple case mapping.
+// `s` in lower case, by Unicode's simple case mapping.
 std::string lower(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) {
-      out += is_upper(s[i]) ? static_cast<char>(s[i] - 'A' + 'a') : s[i];
-      ++i;
-      continue;
-    }
     const std::size_t begin = i;
     const UChar32 c = next_code_point(s, i);
     if (c < 0) {
-      out.append(s.substr(begin, i - begin));
-      continue;
+      out.append(s.substr(begin, i - begin));  // a malformed sequence, as it is
+    } else if (c < 0x80) {
+      out += is_upper(static_cast<char>(c)) ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c);
+    } else {
+      char buffer[U8_MAX_LENGTH];
+      int32_t length = 0;
+      U8_APPEND_UNSAFE(buffer, length, u_tolower(c));
+      out.append(buffer, static_cast<std::size_t>(length));
     }
-    char buffer[U8_MAX_LENGTH];
-    int32_t length = 0;
-    U8_APPEND_UNSAFE(buffer, length, u_tolower(c));
-    out.append(buffer, static_cast<std::size_t>(length));
   }
   return out;
 }
@@ -169,15 +166,8 @@ std::vector<std::string> Analyzer::analyze(std::string_view text) const {
 
 void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) const {
   const std::size_t n = text.size();
-  // The kind of the code point at `at`, moving `at` past it; ASCII without a call to ICU.
-  const auto take = [&](std::size_t& at) {
-    const auto b = static_cast<unsigned char>(text[at]);
-    if (b < 0x80) {
-      ++at;
-      return kAsciiWord[b] ? Kind::word : Kind::separator;
-    }
-    return kind_of(next_code_point(text, at));
-  };
+  // The kind of the code point at `at`, moving `at` past it.
+  const auto take = [&](std::size_t& at) { return kind_of(next_code_point(text, at)); };
   const auto word_at = [&](std::size_t at) { return at < n && take(at) == Kind::word; };
   std::size_t i = 0;
   while (i < n) {
@@ -212,8 +202,10 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) c
   }
 }
 
+std::string Analyzer::normalise(std::string_view s) const { return config_.lowercase ? lower(s) : std::string(s); }
+
 void Analyzer::add_term(std::string_view part, std::vector<std::string>& terms) const {
-  std::string term = config_.lowercase ? lower(part) : std::string(part);
+  std::string term = normalise(part);
   if (term.size() < config_.min_length || is_stopword(config_.stopwords, term)) return;
   if (config_.stemmer != "none") {
     StemmerPtr& stemmer = impl_->stemmers.local();
@@ -226,7 +218,6 @@ void Analyzer::add_term(std::string_view part, std::vector<std::string>& terms) 
 }
 
 void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) const {
-  const auto normalise = [&](std::string_view s) { return config_.lowercase ? lower(s) : std::string(s); };
   if (!config_.split_identifiers) {
     add_term(word, terms);
     return;

@@ -61,11 +61,7 @@ std::size_t char_count(const std::string& text) { return utf8::count_code_points
 
 // The first `chars` code points of `text`, cut back to a line end when one lies in the second half.
 std::string cut_to(const std::string& text, std::size_t chars) {
-  std::size_t bytes = 0;
-  for (std::size_t n = 0; bytes < text.size() && n < chars; ++n) {
-    ++bytes;
-    while (bytes < text.size() && !utf8::is_lead_byte(static_cast<unsigned char>(text[bytes]))) ++bytes;
-  }
+  std::size_t bytes = utf8::prefix_bytes(text, chars);
   const std::size_t line_end = text.rfind('\n', bytes);
   if (bytes < text.size() && line_end != std::string::npos && line_end >= bytes / 2) bytes = line_end;
   return text.substr(0, bytes);

@@ -82,7 +82,8 @@ Reachability reachability(const std::vector<Question>& dataset, ChunkList chunks
   Reachability out;
   double recall_sum = 0;
   for (const Question& q : dataset) {
-    std::size_t reached = 0;
+    // As if every span within reach were found first: recall as the grader reckons it.
+    QuestionOutcome outcome{q.id, q.text, {}, 0};
     for (const SourceSpan& truth : q.sources) {
       double best = 0;
       if (const auto it = by_file.find(truth.file_path); it != by_file.end()) {
@@ -93,10 +94,10 @@ Reachability reachability(const std::vector<Question>& dataset, ChunkList chunks
           best = std::max(best, span_iou(truth, candidate));
         }
       }
-      if (best > kIouThreshold) ++reached;
+      outcome.found_at.push_back(best > kIouThreshold ? 1 : 0);
       out.spans.push_back({q.id, truth, best});
     }
-    if (!q.sources.empty()) recall_sum += static_cast<double>(reached) / static_cast<double>(q.sources.size());
+    recall_sum += question_recall(outcome, 1);
   }
   out.recall = dataset.empty() ? 0.0 : recall_sum / static_cast<double>(dataset.size());
   return out;

@@ -308,23 +308,27 @@ Index::~Index() = default;
 std::vector<Hit> Index::search(std::string_view query, std::size_t k) const {
   if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) throw Error("the query is empty");
   if (!utf8::is_valid(query)) throw Error("the query is not valid UTF-8; pass it in UTF-8 (check the terminal's encoding)");
-  // Overlapping chunks (several granularities, overlap options) would repeat the same text: a
-  // hit that mostly covers a better one of the same file is dropped, so ask for spares.
-  std::vector<Hit> hits;
-  for (const Hit& h : retriever_->search(query, 2 * k + 10)) {
+  const std::vector<Hit> hits = retriever_->search(query, candidates_for(k));
+  for (const Hit& h : hits)
     if (h.chunk >= chunks_.size()) throw Error("the retriever returned a chunk id out of range");
-    const Chunk& c = chunks_[h.chunk];
-    const bool repeats = std::any_of(hits.begin(), hits.end(), [&](const Hit& kept) {
-      const Chunk& o = chunks_[kept.chunk];
+  return drop_repeats(hits, chunks_, k);
+}
+
+std::vector<Hit> drop_repeats(const std::vector<Hit>& hits, ChunkList chunks, std::size_t k) {
+  std::vector<Hit> kept;
+  for (const Hit& h : hits) {
+    if (kept.size() == k) break;
+    const Chunk& c = chunks[h.chunk];
+    const bool repeats = std::any_of(kept.begin(), kept.end(), [&](const Hit& better) {
+      const Chunk& o = chunks[better.chunk];
       if (o.file_path != c.file_path) return false;
       const std::size_t begin = std::max(o.first_char, c.first_char), end = std::min(o.last_char, c.last_char);
       const std::size_t overlap = end > begin ? end - begin : 0;
       return 2 * overlap > std::min(o.last_char - o.first_char, c.last_char - c.first_char);
     });
-    if (!repeats) hits.push_back(h);
-    if (hits.size() == k) break;
+    if (!repeats) kept.push_back(h);
   }
-  return hits;
+  return kept;
 }
 
 std::vector<RetrievedSource> to_sources(const Index& index, const std::vector<Hit>& hits) {

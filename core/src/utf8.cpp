@@ -43,4 +43,13 @@ std::size_t count_code_points(std::string_view text) {
   return n;
 }
 
+std::size_t prefix_bytes(std::string_view text, std::size_t chars) {
+  std::size_t bytes = 0;
+  for (std::size_t n = 0; bytes < text.size() && n < chars; ++n) {
+    ++bytes;
+    while (bytes < text.size() && !is_lead_byte(static_cast<unsigned char>(text[bytes]))) ++bytes;
+  }
+  return bytes;
+}
+
 }  // namespace rag::utf8

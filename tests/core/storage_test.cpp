@@ -6,6 +6,7 @@
 #include "rag/dataset.hpp"
 #include "rag/file_io.hpp"
 #include "rag/source_file.hpp"
+#include "rag/utf8.hpp"
 #include "test_support.hpp"
 
 namespace rag {
@@ -129,6 +130,12 @@ TEST(ResultsFile, SaveWritesTheJsonOfResultsToJsonALineAQuestion) {
 
   save_results(dir / "empty.json", ResultsFile{});
   EXPECT_EQ(nlohmann::ordered_json::parse(read_file(dir / "empty.json")), results_to_json(ResultsFile{}));
+}
+
+TEST(Utf8, PrefixBytesCountsWholeCodePoints) {
+  EXPECT_EQ(utf8::prefix_bytes("\xC3\xA9t\xC3\xA9", 2), 3u);  // "ét" of "été"
+  EXPECT_EQ(utf8::prefix_bytes("\xC3\xA9t\xC3\xA9", 9), 5u);
+  EXPECT_EQ(utf8::prefix_bytes("abc", 0), 0u);
 }
 
 TEST(SourceFile, CodePointOffsets) {

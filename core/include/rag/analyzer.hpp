@@ -55,6 +55,8 @@ class Analyzer {
   void add_word(std::string_view word, std::vector<std::string>& terms) const;
   /// Lowercases, drops stopwords and short terms, stems.
   void add_term(std::string_view part, std::vector<std::string>& terms) const;
+  /// `s` lowercased when the configuration says so.
+  std::string normalise(std::string_view s) const;
 
   AnalyzerConfig config_;
   struct Impl;

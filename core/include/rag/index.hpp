@@ -70,6 +70,14 @@ class Index {
 /// The results of `hits` as retrieved sources (file, code-point span, score, kind, section).
 std::vector<RetrievedSource> to_sources(const Index& index, const std::vector<Hit>& hits);
 
+/// Overlapping chunks (several granularities, overlap options) would repeat the same text in
+/// results: how many hits to ask a retriever for so that `k` remain after drop_repeats.
+constexpr std::size_t candidates_for(std::size_t k) { return 2 * k + 10; }
+
+/// The first `k` of `hits` (best first) without those that mostly cover a better hit of the
+/// same file. Chunk ids must be in range of `chunks`.
+std::vector<Hit> drop_repeats(const std::vector<Hit>& hits, ChunkList chunks, std::size_t k);
+
 /// Searches every question (best `k` each), timing each search, with a progress bar on a
 /// terminal. What `search_dataset` writes and `compare` scores.
 ResultsFile search_questions(const Index& index, const std::vector<Question>& questions, std::size_t k);

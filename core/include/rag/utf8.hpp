@@ -15,4 +15,7 @@ constexpr bool is_lead_byte(unsigned char c) { return (c & 0xC0) != 0x80; }
 /// Number of code points in valid UTF-8 `text`.
 std::size_t count_code_points(std::string_view text);
 
+/// Bytes taken by the first `chars` code points of `text` (all of it when it has fewer).
+std::size_t prefix_bytes(std::string_view text, std::size_t chars);
+
 }  // namespace rag::utf8

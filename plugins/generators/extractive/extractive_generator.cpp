@@ -294,11 +294,7 @@ std::vector<std::string_view> question_words(std::string_view text) {
 // `text` cut to about `max_chars`: whole lines for code (at least one), words and an ellipsis
 // for prose.
 std::string shorten(const std::string& text, std::size_t max_chars, bool code) {
-  std::size_t bytes = 0;
-  for (std::size_t n = 0; bytes < text.size() && n < max_chars; ++n) {
-    ++bytes;
-    while (bytes < text.size() && !utf8::is_lead_byte(static_cast<unsigned char>(text[bytes]))) ++bytes;
-  }
+  const std::size_t bytes = utf8::prefix_bytes(text, max_chars);
   if (bytes >= text.size()) return text;
   if (code) {
     const std::size_t line_end = text.rfind('\n', bytes);

@@ -64,7 +64,7 @@ std::string ThinkingFilter::feed(std::string_view piece) {
   return rest.substr(begin);
 }
 
-void fail_transport(const ChatServer& server, const HttpReply& reply) {
+void fail_transport(const ServerHints& server, const HttpReply& reply) {
   std::ostringstream timeout;
   timeout << server.timeout_seconds;
   switch (reply.failure) {
@@ -80,11 +80,10 @@ void fail_transport(const ChatServer& server, const HttpReply& reply) {
   throw Error(server.name + ": unexpected transport state");
 }
 
-bool StreamedAnswer::add(std::string_view piece) {
+void StreamedAnswer::add(std::string_view piece) {
   text_ += piece;
   if (on_text_)
     if (const std::string shown = filter_.feed(piece); !shown.empty()) on_text_(shown);
-  return true;
 }
 
 bool StreamedAnswer::reject(std::string_view line) {

@@ -28,7 +28,7 @@ class ThinkingFilter {
 };
 
 /// What the chat generators tell users about a failed exchange.
-struct ChatServer {
+struct ServerHints {
   std::string name;           ///< "Ollama at http://...", for messages
   std::string start_hint;     ///< how to start it, for an unreachable server
   std::string timeout_hint;   ///< what to change when it is too slow
@@ -37,16 +37,16 @@ struct ChatServer {
 };
 
 /// Throws rag::Error for a reply whose exchange failed (reply.failure is not none).
-[[noreturn]] void fail_transport(const ChatServer& server, const HttpReply& reply);
+[[noreturn]] void fail_transport(const ServerHints& server, const HttpReply& reply);
 
 /// An answer read as it streams: the pieces, whether the server said it was complete, and what
-/// stopped the stream. The stream callback feeds it and returns what add/reject/stop return.
+/// stopped the stream. The stream callback feeds it, and returns what reject/stop return.
 class StreamedAnswer {
  public:
   /// `on_text` (may be empty) receives what can be shown as it arrives, thinking left out.
   explicit StreamedAnswer(std::function<void(std::string_view)> on_text) : on_text_(std::move(on_text)) {}
 
-  bool add(std::string_view piece);
+  void add(std::string_view piece);
   void mark_done() { done_ = true; }
   /// A line that is not what the protocol sends: stops the stream.
   bool reject(std::string_view line);
@@ -57,7 +57,7 @@ class StreamedAnswer {
   /// an error in the stream, a failed exchange, a status other than 200 (via `fail_status`) or
   /// a stream that ended before it was complete.
   template <class NotJson, class FailStatus>
-  std::string finish(const ChatServer& server, const HttpReply& reply, NotJson not_json, FailStatus fail_status) const {
+  std::string finish(const ServerHints& server, const HttpReply& reply, NotJson not_json, FailStatus fail_status) const {
     if (!bad_line_.empty()) throw not_json(bad_line_);
     if (!error_.empty()) throw Error(server.name + " stopped answering: " + error_);
     if (reply.status == 200 && done_) return without_thinking(text_);

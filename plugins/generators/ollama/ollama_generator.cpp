@@ -28,7 +28,7 @@ OllamaGenerator::OllamaGenerator(Options& options)
 
 std::string OllamaGenerator::describe() const { return "ollama " + model_ + " at " + client_.base_url(); }
 
-ChatServer OllamaGenerator::server() const {
+ServerHints OllamaGenerator::server() const {
   return {"Ollama at " + client_.base_url(),
           "start it with `ollama serve` (and `ollama pull " + model_ + "` once), or set base_url in " + where_,
           "raise timeout in " + where_ + ", or use a smaller model", "\"done\"", client_.timeout_seconds()};
@@ -53,7 +53,7 @@ std::string OllamaGenerator::generate(const GenerationRequest& request) {
                      {"stream", stream_},
                      {"think", think_},
                      {"options", {{"temperature", temperature_}, {"num_predict", max_tokens_}, {"num_ctx", num_ctx_}}}};
-  const ChatServer server = this->server();
+  const ServerHints server = this->server();
   const auto not_json = [&](std::string_view text) {
     return Error(server.name + " sent a reply that is not the JSON of /api/chat: " + error_text(text));
   };

@@ -51,7 +51,7 @@ OpenAiGenerator::OpenAiGenerator(Options& options)
 
 std::string OpenAiGenerator::describe() const { return "openai " + model_ + " at " + client_.base_url(); }
 
-ChatServer OpenAiGenerator::server() const {
+ServerHints OpenAiGenerator::server() const {
   return {"the OpenAI-compatible server at " + client_.base_url(),
           "start it (e.g. `vllm serve " + model_ + "`), or set base_url in " + where_, "raise timeout in " + where_,
           "[DONE]", client_.timeout_seconds()};
@@ -84,7 +84,7 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
                      {"stream", stream_}};
   HttpJsonClient::Headers headers;
   if (!api_key_.empty()) headers.emplace_back("Authorization", "Bearer " + api_key_);
-  const ChatServer server = this->server();
+  const ServerHints server = this->server();
   const auto not_json = [&](std::string_view text) {
     return Error(server.name + " sent a reply that is not a chat completion: " + error_text(text));
   };

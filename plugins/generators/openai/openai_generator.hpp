@@ -23,7 +23,7 @@ class OpenAiGenerator final : public Generator {
   std::string describe() const override;
 
  private:
-  ChatServer server() const;
+  ServerHints server() const;
   [[noreturn]] void fail_status(const HttpReply& reply) const;
 
   std::string where_;

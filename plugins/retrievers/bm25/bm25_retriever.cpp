@@ -49,11 +49,13 @@ void Bm25Retriever::load(const std::filesystem::path& dir, ChunkList chunks) {
 
 void Bm25Retriever::prepare(ChunkList chunks) {
   chunks_ = chunks;
-  std::unordered_map<std::string_view, std::uint32_t> files;
-  file_of_.resize(chunks.size());
-  for (std::size_t i = 0; i < chunks.size(); ++i)
-    file_of_[i] = files.emplace(chunks[i].file_path, static_cast<std::uint32_t>(files.size())).first->second;
-  file_count_ = files.size();
+  if (file_weight_ > 0) {  // files numbered only for the lift
+    std::unordered_map<std::string_view, std::uint32_t> files;
+    file_of_.resize(chunks.size());
+    for (std::size_t i = 0; i < chunks.size(); ++i)
+      file_of_[i] = files.emplace(chunks[i].file_path, static_cast<std::uint32_t>(files.size())).first->second;
+    file_count_ = files.size();
+  }
   const double average = index_.average_length() > 0 ? index_.average_length() : 1.0;
   length_norm_.resize(index_.chunk_count());
   for (std::uint32_t d = 0; d < length_norm_.size(); ++d)

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "chat_server.hpp"
+#include "generators/chat_server.hpp"
 #include "e2e/fixture_repo_test.hpp"
 
 namespace rag {
