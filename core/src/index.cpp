@@ -152,18 +152,24 @@ IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry
         skipped[i] = entry.relative_path + ": skipped, no chunker in the pipeline handles it";
       } else {
         std::string why;
+        std::optional<SourceFile> file;
         try {
-          if (auto file = read_source(entry, why)) {
-            for (const ChunkerRule* rule : rules) {
-              const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
-              for (Chunk& c : chunk_file(*file, *chunkers[r], rule->plugin)) per_file[i].push_back(std::move(c));
-            }
-          } else {
-            skipped[i] = entry.relative_path + ": skipped, " + why;
-          }
+          file = read_source(entry, why);
         } catch (const Error& e) {
           // A file that vanished or became unreadable mid-run is passed over, not fatal.
-          skipped[i] = entry.relative_path + ": skipped, " + e.what();
+          why = e.what();
+        }
+        if (!file) {
+          skipped[i] = entry.relative_path + ": skipped, " + why;
+        } else {
+          for (const ChunkerRule* rule : rules) {
+            const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
+            try {
+              for (Chunk& c : chunk_file(*file, *chunkers[r], rule->plugin)) per_file[i].push_back(std::move(c));
+            } catch (const Error& e) {
+              throw Error(rule->where + ": chunking " + entry.relative_path + ": " + e.what());
+            }
+          }
         }
       }
       progress.advance();

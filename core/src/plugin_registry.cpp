@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "plugin_boundary.hpp"
+
 namespace rag {
 namespace fs = std::filesystem;
 
@@ -80,7 +82,7 @@ void PluginRegistry::load(const fs::path& file) {
     if (known.kind == d->kind && known.name == d->name) return;  // an earlier folder wins
   plugins_.push_back({d->kind, d->name, d->version, d->summary, file});
   descriptors_.push_back(d);
-  libraries_.push_back(std::move(library));
+  libraries_.push_back(std::make_shared<const boost::dll::shared_library>(std::move(library)));
 }
 
 const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_view name) const {
@@ -101,34 +103,37 @@ const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_
 
 namespace {
 
-// Plugin constructors may throw anything; only rag::Error is meant for users, the rest is
-// wrapped so that no foreign exception type escapes.
+// A plugin's factory, guarded: a constructor may throw anything, and returns nothing at its peril.
 template <class Make>
 auto construct(const PluginDescriptor& d, Options& options, Make make) {
-  try {
-    return make();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error(options.where() + ": the " + std::string(d.name) + " plugin failed to start: " + e.what());
-  }
+  auto object = plugin_boundary::guarded(options.where() + ": the " + std::string(d.name) + " plugin failed to start",
+                                         make);
+  if (!object) throw Error(options.where() + ": the " + std::string(d.name) + " plugin made no object");
+  return object;
 }
 
 }  // namespace
 
 std::unique_ptr<Chunker> PluginRegistry::make_chunker(std::string_view name, Options& options) const {
   const auto& d = descriptor(PluginKind::chunker, name);
-  return construct(d, options, [&] { return d.make_chunker(options); });
+  return plugin_boundary::hold(construct(d, options, [&] { return d.make_chunker(options); }), library_of(d), d.name);
 }
 
 std::unique_ptr<Retriever> PluginRegistry::make_retriever(std::string_view name, Options& options) const {
   const auto& d = descriptor(PluginKind::retriever, name);
-  return construct(d, options, [&] { return d.make_retriever(options, *this); });
+  return plugin_boundary::hold(construct(d, options, [&] { return d.make_retriever(options, *this); }), library_of(d),
+                               d.name);
 }
 
 std::unique_ptr<Generator> PluginRegistry::make_generator(std::string_view name, Options& options) const {
   const auto& d = descriptor(PluginKind::generator, name);
-  return construct(d, options, [&] { return d.make_generator(options); });
+  return plugin_boundary::hold(construct(d, options, [&] { return d.make_generator(options); }), library_of(d),
+                               d.name);
+}
+
+std::shared_ptr<const boost::dll::shared_library> PluginRegistry::library_of(const PluginDescriptor& d) const {
+  const auto at = std::find(descriptors_.begin(), descriptors_.end(), &d);
+  return libraries_[static_cast<std::size_t>(at - descriptors_.begin())];
 }
 
 }  // namespace rag

@@ -42,10 +42,47 @@ TEST(PluginRegistry, RefusesOtherAbiAndLibrariesWithoutEntryPoint) {
 }
 
 TEST(PluginRegistry, WrapsAConstructorThatThrows) {
-  const PluginRegistry registry({kBadPlugins});
-  Options options(YAML::Node(), "p.yaml: retriever.options");
-  EXPECT_THAT(error_of([&] { registry.make_retriever("throwing", options); }),
-              AllOf(HasSubstr("p.yaml: retriever.options"), HasSubstr("failed to start: boom")));
+  const PluginRegistry registry({kBadPlugins / "throwing_retriever"});
+  Options options(YAML::Load("{fail_at: constructor, exception: local}"), "p.yaml: retriever.options");
+  EXPECT_THAT(error_of([&] { registry.make_retriever("throwing_retriever", options); }),
+              AllOf(HasSubstr("p.yaml: retriever.options"), HasSubstr("failed to start: boom in constructor")));
+}
+
+// Plugin objects keep their library loaded, and what they throw arrives as a rag::Error made by
+// the host: after the registry is gone, both are still usable.
+TEST(PluginRegistry, ObjectsAndTheirErrorsOutliveTheRegistry) {
+  std::unique_ptr<Retriever> retriever;
+  {
+    const PluginRegistry registry({kBadPlugins / "throwing_retriever"});
+    Options options(YAML::Load("{fail_at: search, exception: local}"), "p.yaml: retriever.options");
+    retriever = registry.make_retriever("throwing_retriever", options);
+  }
+  try {
+    retriever->search("query", 3);
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    retriever.reset();  // may unload the library: the exception must not depend on it
+    EXPECT_THAT(e.what(), HasSubstr("the throwing_retriever plugin failed in search: boom in search"));
+  }
+}
+
+// An exception the host's streaming callback throws comes back as it was, through the plugin.
+TEST(PluginRegistry, StreamingCallbackExceptionsComeBackToTheHost) {
+  struct ReaderGone {};
+  const PluginRegistry registry({kBadPlugins / "throwing_generator"});
+  Options options(YAML::Node(), "p.yaml: generator.options");
+  const auto generator = registry.make_generator("throwing_generator", options);
+  GenerationRequest request;
+  request.on_text = [](std::string_view) { throw ReaderGone{}; };
+  EXPECT_THROW(generator->generate(request), ReaderGone);
+
+  Options failing(YAML::Load("{fail_at: stream, exception: other}"), "p.yaml: generator.options");
+  const auto streaming = registry.make_generator("throwing_generator", failing);
+  std::string shown;
+  request.on_text = [&](std::string_view piece) { shown += piece; };
+  EXPECT_THAT(error_of([&] { streaming->generate(request); }),
+              HasSubstr("the throwing_generator plugin failed in generate (with an exception that is not a std::exception)"));
+  EXPECT_EQ(shown, "The answer ");
 }
 
 TEST(PluginRegistry, UnknownNameListsKnownOnesAndFolders) {

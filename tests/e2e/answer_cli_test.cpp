@@ -117,6 +117,26 @@ TEST_F(AnswerCliTest, OllamaAnswersThroughThePipeline) {
   EXPECT_EQ(server.bodies().size(), 1u);
 }
 
+// The openai generator's errors are thrown inside its library, which is unloaded before the
+// program ends: they used to end in SIGSEGV after the error was printed.
+TEST_F(AnswerCliTest, OpenAiServerErrorsEndCleanly) {
+  testing::ChatServer server("/v1/chat/completions", [](const httplib::Request&, httplib::Response& response) {
+    response.status = 404;
+    response.set_content(R"({"error": {"message": "The model `x` does not exist."}})", "application/json");
+  });
+  const std::string closed = "http://127.0.0.1:" + std::to_string(testing::closed_port()) + "/v1";
+  for (const std::string stream : {"false", "true"}) {
+    dir_.write("offline.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: openai, options: {model: x, base_url: '" +
+                                   closed + "', stream: " + stream + "}}\n");
+    dir_.write("missing.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: openai, options: {model: x, base_url: '" +
+                                   server.url() + "/v1', stream: " + stream + "}}\n");
+    EXPECT_EQ(expect_error("answer 'What is PagedAttention?' --pipeline offline.yaml", "cannot reach the OpenAI-compatible server").status, 1);
+    EXPECT_EQ(expect_error("answer 'What is PagedAttention?' --pipeline missing.yaml", "does not serve the model 'x'").status, 1);
+    EXPECT_EQ(expect_error("answer_dataset --dataset_path answered.json --save_directory out --pipeline offline.yaml",
+                           "cannot reach the OpenAI-compatible server").status, 1);
+  }
+}
+
 TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
   expect_error("answer --pipeline pipeline.yaml", "no question given");
   expect_error("answer '  ' --pipeline pipeline.yaml", "the question is empty");

@@ -240,13 +240,14 @@ TEST_F(BadInput, PipelinePluginFileMissing) {
 
 TEST_F(BadInput, PipelineBrokenPluginLibraries) {
   const std::string bad = std::string(RAG_BINARY_DIR) + "/tests/bad_plugins/";
-  for (const std::string name : {"no_entry", "bad_abi", "throwing"}) {
-    write_variant(name + ".yaml", "plugin: bm25", "plugin: " + name);
+  for (const std::string name : {"no_entry", "bad_abi", "throwing_retriever"}) {
+    write_variant(name + ".yaml", "plugin: bm25", "plugin: " + name + "\n  options: {fail_at: constructor, exception: local}");
     std::ofstream(dir_ / (name + ".yaml"), std::ios::app) << "plugin_paths: [" << bad << name << "]\n";
   }
   expect_error("index --pipeline no_entry.yaml", "libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)");
   expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 2, this rag uses ABI 1; rebuild the plugin");
-  expect_error("index --pipeline throwing.yaml", "retriever.options: the throwing plugin failed to start: boom");
+  expect_error("index --pipeline throwing_retriever.yaml",
+               "retriever.options: the throwing_retriever plugin failed to start: boom in constructor");
   EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));
 }
 

@@ -250,9 +250,9 @@ TEST_F(CliTest, PluginsListsWhatItFound) {
   EXPECT_THAT(r.out, HasSubstr("libmarkdown.so"));
   // RAG_PLUGIN_PATH adds folders; a library there that is not a plugin is reported, not fatal.
   const std::string bad = std::string(RAG_BINARY_DIR) + "/tests/bad_plugins";
-  const Outcome extra = rag("plugins", "RAG_PLUGIN_PATH='" + bad + "/throwing:" + bad + "/no_entry' ");
+  const Outcome extra = rag("plugins", "RAG_PLUGIN_PATH='" + bad + "/throwing_retriever:" + bad + "/no_entry' ");
   ASSERT_EQ(extra.status, 0);
-  EXPECT_THAT(extra.out, HasSubstr("retriever\tthrowing\t0.0.1"));
+  EXPECT_THAT(extra.out, HasSubstr("retriever\tthrowing_retriever\t0.0.1"));
   EXPECT_THAT(extra.out, HasSubstr("problem: " + bad + "/no_entry/libno_entry.so: not a rag plugin"));
 }
 

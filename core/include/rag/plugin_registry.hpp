@@ -1,6 +1,7 @@
 #pragma once
-// Finding and loading plugins (Boost.DLL). The registry keeps every library it loaded open for
-// its whole life: destroy the objects it made before the registry itself.
+// Finding and loading plugins (Boost.DLL). A library stays loaded while the registry or any
+// object made by its plugin lives, so objects may outlive the registry; errors a plugin throws
+// reach the caller as rag::Error made by the host (see src/plugin_boundary.hpp).
 #include <boost/dll/shared_library.hpp>
 
 #include <filesystem>
@@ -37,7 +38,8 @@ class PluginRegistry final : public PluginHost {
   const std::vector<std::filesystem::path>& folders() const { return folders_; }
 
   /// Make a plugin object. Throws rag::Error for an unknown name (listing the known ones of
-  /// that kind, and any load problem of a library of that name) or for bad options.
+  /// that kind, and any load problem of a library of that name) or for bad options. Every call
+  /// into the object is guarded: whatever it throws arrives as a rag::Error.
   std::unique_ptr<Chunker> make_chunker(std::string_view name, Options& options) const;
   std::unique_ptr<Retriever> make_retriever(std::string_view name, Options& options) const override;
   std::unique_ptr<Generator> make_generator(std::string_view name, Options& options) const;
@@ -46,9 +48,10 @@ class PluginRegistry final : public PluginHost {
 
  private:
   void load(const std::filesystem::path& file);
+  std::shared_ptr<const boost::dll::shared_library> library_of(const PluginDescriptor& d) const;
 
   std::vector<std::filesystem::path> folders_;
-  std::vector<boost::dll::shared_library> libraries_;
+  std::vector<std::shared_ptr<const boost::dll::shared_library>> libraries_;  ///< one per descriptor
   std::vector<const PluginDescriptor*> descriptors_;
   std::vector<PluginInfo> plugins_;
   std::vector<std::string> problems_;
