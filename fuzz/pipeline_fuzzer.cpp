@@ -45,9 +45,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (rule.plugin == "text") construct<rag::TextChunker>(rule.options, rule.where);
     }
     if (pipeline.retriever.plugin == "bm25") construct<rag::Bm25Retriever>(pipeline.retriever.options, pipeline.retriever.where);
-    pipeline.set_chunker_option("max_chunk_size", YAML::Node(100));
   } catch (const std::exception& e) {
     FUZZ_CHECK(false, std::string("a loaded pipeline threw: ") + e.what());
+  }
+  // An override on top: applied and checked, or refused with a message.
+  try {
+    rag::Pipeline::load(path, {"chunkers[*].options.max_chunk_size=100"});
+  } catch (const rag::Error&) {
+    // e.g. a chunker rule whose options are not a mapping
+  } catch (const std::exception& e) {
+    FUZZ_CHECK(false, std::string("an override let a foreign exception through: ") + e.what());
   }
   return 0;
 }

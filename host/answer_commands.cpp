@@ -25,19 +25,6 @@ using json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 using cli::milliseconds_since;
 
-// The pipeline's generator and context assembly, checked before the index is opened so that a
-// configuration mistake is reported first.
-struct Answering {
-  Answering(const Pipeline& pipeline, const PluginRegistry& registry) {
-    Options context_options(pipeline.context, pipeline.context_where);
-    context = ContextConfig::from_options(context_options);
-    Options generator_options(pipeline.generator.options, pipeline.generator.where + ".options");
-    generator = registry.make_generator(pipeline.generator.plugin, generator_options);
-  }
-  ContextConfig context;
-  std::unique_ptr<Generator> generator;
-};
-
 void warn(const Index& index) {
   for (const auto& w : index.warnings()) std::cerr << "warning: " << w << "\n";
 }
@@ -82,12 +69,11 @@ int answer(const cli::Invocation& inv) {
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag answer: the question is empty");
   if (!utf8::is_valid(query)) throw Error("rag answer: the question is not valid UTF-8");
   const std::size_t k = cli::read_k(*vm, 100);
-  const Pipeline pipeline = cli::load_pipeline(*vm);
-  const auto registry = cli::load_plugins(pipeline);
-  Answering answering(pipeline, *registry);
-  const Index index(pipeline, *registry);
+  cli::LoadedPipeline loaded(*vm);
+  const Pipeline& pipeline = loaded.pipeline;
+  const Index index(pipeline, loaded.stages);
   warn(index);
-  const ContextAssembler assembler(answering.context, index.chunks());
+  const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
 
   const auto start = Clock::now();
   const std::vector<Hit> hits = index.search(query, k);
@@ -103,7 +89,7 @@ int answer(const cli::Invocation& inv) {
       shown = true;
     };
   const auto generation_start = Clock::now();
-  const std::string text = answering.generator->generate(request);
+  const std::string text = loaded.stages.generator().generate(request);
   const double generation_ms = milliseconds_since(generation_start);
   if (shown) std::cerr << "\n";
 
@@ -120,7 +106,7 @@ int answer(const cli::Invocation& inv) {
     for (const auto& p : request.parents) parents.push_back(describe_evidence(p));
     out["parent_context"] = std::move(parents);
   }
-  out["generator"] = {{"plugin", pipeline.generator.plugin}, {"description", answering.generator->describe()}};
+  out["generator"] = {{"plugin", pipeline.generator.plugin}, {"description", loaded.stages.generator().describe()}};
   out["strategy"] = index.strategy();
   out["timings"] = {{"retrieval_ms", retrieval_ms},
                     {"context_ms", context_ms},
@@ -157,12 +143,11 @@ int answer_dataset(const cli::Invocation& inv) {
   std::vector<Question> questions;
   if (from_results) results = load_results(input);
   else questions = load_questions(input);
-  const Pipeline pipeline = cli::load_pipeline(*vm);
-  const auto registry = cli::load_plugins(pipeline);
-  Answering answering(pipeline, *registry);
-  const Index index(pipeline, *registry);
+  cli::LoadedPipeline loaded(*vm);
+  const Pipeline& pipeline = loaded.pipeline;
+  const Index index(pipeline, loaded.stages);
   warn(index);
-  const ContextAssembler assembler(answering.context, index.chunks());
+  const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
 
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
   json document;
@@ -203,13 +188,13 @@ int answer_dataset(const cli::Invocation& inv) {
         request = assembler.assemble(questions[i].text, hits[i]);
       }
       const auto start = Clock::now();
-      const std::string text = answering.generator->generate(request);
+      const std::string text = loaded.stages.generator().generate(request);
       records.push_back(record_of(text, request, milliseconds_since(start)));
       progress.advance();
     }
   }
   save_answers(output, std::move(document), records);
-  std::cerr << "wrote " << output.string() << " (" << total << " answers by " << answering.generator->describe() << ")\n";
+  std::cerr << "wrote " << output.string() << " (" << total << " answers by " << loaded.stages.generator().describe() << ")\n";
   return 0;
 }
 

@@ -1,8 +1,11 @@
 #include "cli.hpp"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "rag/error.hpp"
+#include "rag/project.hpp"
 
 namespace rag::cli {
 
@@ -25,23 +28,36 @@ std::optional<po::variables_map> parse(const Invocation& inv, const std::string&
 
 void add_pipeline_options(po::options_description& options) {
   options.add_options()
-      ("pipeline", po::value<std::string>()->default_value("configs/default.yaml"), "pipeline file (YAML)")
-      ("max_chunk_size", po::value<long long>(), "override every chunker's max_chunk_size (code points)");
+      ("pipeline", po::value<std::string>(),
+       "a pipeline's name (tfidf: configs/tfidf.yaml of the project around the working folder) or file; "
+       "default: the project's configs/default.yaml")
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "KEY=VALUE: override a key of the pipeline (retriever.options.k1=0.9, chunkers[*].options.max_chunk_size=500); "
+       "repeatable")
+      ("max_chunk_size", po::value<long long>(), "the same as --set chunkers[*].options.max_chunk_size=N");
 }
 
 Pipeline load_pipeline(const po::variables_map& vm) {
-  Pipeline pipeline = Pipeline::load(vm["pipeline"].as<std::string>());
+  std::vector<std::string> overrides;
+  if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("max_chunk_size")) {
     const long long size = vm["max_chunk_size"].as<long long>();
     if (size <= 0) throw Error("--max_chunk_size must be a positive number of characters, got " + std::to_string(size));
-    pipeline.set_chunker_option("max_chunk_size", YAML::Node(size));
+    overrides.push_back("chunkers[*].options.max_chunk_size=" + std::to_string(size));
   }
-  return pipeline;
+  const PipelineLocation location =
+      locate_pipeline(vm.count("pipeline") ? vm["pipeline"].as<std::string>() : "", std::filesystem::current_path());
+  return Pipeline::load(location.file, overrides, location.reference);
 }
 
 std::unique_ptr<PluginRegistry> load_plugins(const Pipeline& pipeline) {
   return std::make_unique<PluginRegistry>(PluginRegistry::search_path(pipeline.plugin_paths));
 }
+
+LoadedPipeline::LoadedPipeline(const po::variables_map& vm) : LoadedPipeline(load_pipeline(vm)) {}
+
+LoadedPipeline::LoadedPipeline(Pipeline loaded)
+    : pipeline(std::move(loaded)), registry(load_plugins(pipeline)), stages(pipeline, *registry) {}
 
 std::size_t read_k(const po::variables_map& vm, std::size_t max) {
   const long long k = vm["k"].as<long long>();
@@ -54,6 +70,19 @@ std::size_t read_count(const po::variables_map& vm, const std::string& name) {
   const long long n = vm[name].as<long long>();
   if (n < 0) throw Error("--" + name + " must be 0 or more, got " + std::to_string(n));
   return static_cast<std::size_t>(n);
+}
+
+void add_format_option(po::options_description& options) {
+  options.add_options()("format", po::value<std::string>(),
+                        "text (for people; the default on a terminal) or json (the default otherwise)");
+}
+
+Format read_format(const po::variables_map& vm) {
+  if (!vm.count("format")) return ::isatty(STDOUT_FILENO) == 1 ? Format::text : Format::json;
+  const std::string format = vm["format"].as<std::string>();
+  if (format == "text") return Format::text;
+  if (format == "json") return Format::json;
+  throw Error("--format must be text or json, got '" + format + "'");
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {

@@ -10,6 +10,7 @@
 
 #include "rag/pipeline.hpp"
 #include "rag/plugin_registry.hpp"
+#include "rag/stages.hpp"
 
 namespace rag::cli {
 
@@ -26,19 +27,41 @@ struct Invocation {
 std::optional<po::variables_map> parse(const Invocation& inv, const std::string& synopsis, po::options_description options,
                                        const po::positional_options_description& positional = {});
 
-/// Adds --pipeline and --max_chunk_size.
+/// Adds --pipeline, --set and --max_chunk_size.
 void add_pipeline_options(po::options_description& options);
 
-/// The pipeline named by --pipeline, with --max_chunk_size applied to its chunkers.
+/// The pipeline that --pipeline names from the working folder (see project.hpp), with the
+/// overrides of --set and --max_chunk_size.
 Pipeline load_pipeline(const po::variables_map& vm);
 
 /// The plugins the pipeline can use (its plugin_paths, RAG_PLUGIN_PATH, the build's folder).
 std::unique_ptr<PluginRegistry> load_plugins(const Pipeline& pipeline);
 
+/// A command's pipeline, its plugins and its stages, the whole pipeline checked (see
+/// PipelineStages) before the command goes on.
+struct LoadedPipeline {
+  explicit LoadedPipeline(const po::variables_map& vm);
+  explicit LoadedPipeline(Pipeline loaded);
+  LoadedPipeline(const LoadedPipeline&) = delete;
+  LoadedPipeline& operator=(const LoadedPipeline&) = delete;
+
+  const Pipeline pipeline;
+  const std::unique_ptr<PluginRegistry> registry;  // before the stages, which it outlives
+  PipelineStages stages;
+};
+
 /// Reads --k and checks it lies in [1, max].
 std::size_t read_k(const po::variables_map& vm, std::size_t max);
 /// The value of a count option (`--show`), which must not be negative.
 std::size_t read_count(const po::variables_map& vm, const std::string& name);
+
+/// How a command prints its result: for people (text, the default on a terminal) or for
+/// programs (JSON, the default when stdout is not a terminal).
+enum class Format { text, json };
+/// Adds --format.
+void add_format_option(po::options_description& options);
+/// The --format given, or the default for where stdout goes.
+Format read_format(const po::variables_map& vm);
 
 /// Milliseconds elapsed since `start`.
 double milliseconds_since(std::chrono::steady_clock::time_point start);

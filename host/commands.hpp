@@ -8,6 +8,7 @@ namespace rag::commands {
 int index(const cli::Invocation& inv);
 int chunks(const cli::Invocation& inv);
 int plugins(const cli::Invocation& inv);
+int check(const cli::Invocation& inv);
 int search(const cli::Invocation& inv);
 int search_dataset(const cli::Invocation& inv);
 int evaluate(const cli::Invocation& inv);

@@ -11,6 +11,7 @@
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/paired_test.hpp"
+#include "rag/project.hpp"
 
 namespace rag::commands {
 namespace {
@@ -19,8 +20,8 @@ using json = nlohmann::ordered_json;
 
 struct Contender {
   std::string letter;  // "A", "B", ...
-  Pipeline pipeline;
-  std::unique_ptr<PluginRegistry> registry;  // declared before the index, which it outlives
+  std::string label;   // the pipeline's name; its file and overrides when names collide
+  std::unique_ptr<cli::LoadedPipeline> loaded;  // declared before the index, which it outlives
   std::unique_ptr<Index> index;
   double index_seconds = 0;
   bool reused = false;
@@ -35,15 +36,17 @@ struct DatasetRun {
 
 // Indexes what is missing or stale, reuses the rest.
 void prepare(Contender& c) {
-  c.registry = cli::load_plugins(c.pipeline);
-  const std::string stale = index_staleness(c.pipeline);
-  if (!stale.empty()) {
-    std::cerr << c.letter << " (" << c.pipeline.name << "): indexing, " << stale << "\n";
-    c.index_seconds = build_index(c.pipeline, *c.registry).seconds;
-  } else {
-    c.reused = true;
+  const Pipeline& pipeline = c.loaded->pipeline;
+  const IndexState state = inspect_index(pipeline);
+  if (state.kind == IndexState::Kind::missing) {
+    std::cerr << c.letter << " (" << c.label << "): building its index (none yet at "
+              << display_path(pipeline.index_dir) << ")\n";
+  } else if (state.kind == IndexState::Kind::stale) {
+    std::cerr << c.letter << " (" << c.label << "): rebuilding its index: " << state.why << "\n";
   }
-  c.index = std::make_unique<Index>(c.pipeline, *c.registry);
+  if (state.kind != IndexState::Kind::current) c.index_seconds = build_index(pipeline, c.loaded->stages).seconds;
+  else c.reused = true;
+  c.index = std::make_unique<Index>(pipeline, c.loaded->stages);
   if (c.reused) c.index_seconds = c.index->manifest().value("build_seconds", 0.0);
   for (const auto& f : c.index->manifest().at("files")) c.index_bytes += f.at("size").get<std::uintmax_t>();
 }
@@ -93,7 +96,7 @@ std::string verdict(const std::string& a, const std::string& b, const PairedComp
 void print_table(const std::string& file, std::size_t questions, const std::vector<Contender>& contenders,
                  const std::vector<DatasetRun>& runs) {
   std::printf("\n== %s (%zu questions)\n\n%-24s", file.c_str(), questions, "");
-  for (const auto& c : contenders) std::printf(" %14s", (c.letter + ": " + c.pipeline.name).substr(0, 14).c_str());
+  for (const auto& c : contenders) std::printf(" %14s", (c.letter + ": " + c.label).substr(0, 14).c_str());
   for (std::size_t i = 1; i < contenders.size(); ++i) std::printf(" %9s", (contenders[i].letter + "-A").c_str());
   std::printf("\n");
   auto row = [&](const char* label, auto value, bool difference) {
@@ -129,7 +132,7 @@ std::string markdown_table(const std::string& file, std::size_t questions, const
     const Evaluation& e = runs[i].evaluation;
     char line[512];
     std::snprintf(line, sizeof line, "| %s: %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-                  contenders[i].letter.c_str(), contenders[i].pipeline.name.c_str(), e.recall.at(1), e.recall.at(3),
+                  contenders[i].letter.c_str(), contenders[i].label.c_str(), e.recall.at(1), e.recall.at(3),
                   e.recall.at(5), e.recall.at(10), e.mrr, e.ndcg10, runs[i].latency_mean_ms);
     md += line;
   }
@@ -199,7 +202,9 @@ json compare_with_baseline(const std::string& b, const DatasetRun& base_run, con
 int compare(const cli::Invocation& inv) {
   cli::po::options_description options("compare options");
   options.add_options()
-      ("pipeline", cli::po::value<std::vector<std::string>>(), "pipeline files; the first is the baseline")
+      ("pipeline", cli::po::value<std::vector<std::string>>(), "pipelines, by name or file; the first is the baseline")
+      ("set", cli::po::value<std::vector<std::string>>()->composing(),
+       "[LETTER:]KEY=VALUE: override a key of pipeline LETTER (A, B, ...), or of every pipeline; repeatable")
       ("dataset", cli::po::value<std::vector<std::string>>(), "answered dataset(s) (JSON with sources)")
       ("k", cli::po::value<long long>()->default_value(5), "the cut-off the significance test and the lists use (1-10)")
       ("show", cli::po::value<long long>()->default_value(10), "questions listed per side (0: none)")
@@ -207,25 +212,57 @@ int compare(const cli::Invocation& inv) {
       ("markdown", cli::po::value<std::string>(), "also write the per-dataset tables as Markdown to this file");
   cli::po::positional_options_description positional;
   positional.add("pipeline", -1);
-  const auto vm = cli::parse(inv, "A.yaml B.yaml [C.yaml ...] --dataset ANSWERED.json [--dataset ...] [--k 5] [--json FILE]",
+  const auto vm = cli::parse(inv, "A B [C ...] --dataset ANSWERED.json [--dataset ...] [--set B:KEY=VALUE] [--k 5] [--json FILE]",
                              options, positional);
   if (!vm) return 0;
   if (!vm->count("pipeline") || (*vm)["pipeline"].as<std::vector<std::string>>().size() < 2)
-    throw Error("rag compare: give at least two pipeline files (rag compare A.yaml B.yaml --dataset FILE)");
+    throw Error("rag compare: give at least two pipelines (rag compare default tfidf --dataset FILE; the same one twice "
+                "with --set B:KEY=VALUE compares an option)");
   if (!vm->count("dataset")) throw Error("rag compare: give at least one --dataset (an answered dataset)");
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
   const std::size_t show = cli::read_count(*vm, "show");
 
+  const auto specs = (*vm)["pipeline"].as<std::vector<std::string>>();
+  if (specs.size() > 26) throw Error("rag compare: at most 26 pipelines (A to Z)");
+  // Overrides by letter: "B:retriever.options.k1=0.9" for B alone, "KEY=VALUE" for all.
+  std::vector<std::vector<std::string>> overrides(specs.size());
+  for (const auto& assignment : vm->count("set") ? (*vm)["set"].as<std::vector<std::string>>() : std::vector<std::string>{}) {
+    const bool lettered = assignment.size() > 2 && assignment[1] == ':' && assignment[0] >= 'A' && assignment[0] <= 'Z';
+    if (!lettered) {
+      for (auto& list : overrides) list.push_back(assignment);
+      continue;
+    }
+    const auto at = static_cast<std::size_t>(assignment[0] - 'A');
+    if (at >= specs.size())
+      throw Error("rag compare: --set " + assignment + " names pipeline " + assignment[0] + ", but there are only " +
+                  std::to_string(specs.size()) + " (A to " + std::string(1, static_cast<char>('A' + specs.size() - 1)) + ")");
+    overrides[at].push_back(assignment.substr(2));
+  }
   std::vector<Contender> contenders;
-  for (const auto& file : (*vm)["pipeline"].as<std::vector<std::string>>()) {
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const PipelineLocation location = locate_pipeline(specs[i], std::filesystem::current_path());
     Contender c;
-    c.letter = std::string(1, static_cast<char>('A' + contenders.size()));
-    c.pipeline = Pipeline::load(file);
+    c.letter = std::string(1, static_cast<char>('A' + i));
+    c.loaded = std::make_unique<cli::LoadedPipeline>(Pipeline::load(location.file, overrides[i], location.reference));
+    const Pipeline& p = c.loaded->pipeline;
     for (const auto& other : contenders)
-      if (other.pipeline.index_dir == c.pipeline.index_dir && other.pipeline.content_hash() != c.pipeline.content_hash())
-        throw Error(file + " and " + other.pipeline.file.string() + " use the same index folder " +
-                    c.pipeline.index_dir.string() + "; give each pipeline its own `index:`");
+      if (other.loaded->pipeline.index_dir == p.index_dir && other.loaded->pipeline.content_hash() != p.content_hash())
+        throw Error(p.label() + " and " + other.loaded->pipeline.label() + " use the same index folder " +
+                    display_path(p.index_dir) + "; give each pipeline its own `index:`");
     contenders.push_back(std::move(c));
+  }
+  // Columns say the pipelines' names, unless two share one: then what tells them apart.
+  for (auto& c : contenders) {
+    const Pipeline& p = c.loaded->pipeline;
+    const bool shared = std::count_if(contenders.begin(), contenders.end(), [&](const Contender& o) {
+                          return o.loaded->pipeline.name == p.name;
+                        }) > 1;
+    c.label = p.name;
+    if (shared) {
+      c.label = specs[static_cast<std::size_t>(c.letter[0] - 'A')];
+      for (const auto& o : p.overrides) c.label += " " + o;
+    }
+    std::cerr << c.letter << ": " << c.label << " (" << p.label() << ")\n";
   }
   std::vector<std::pair<std::string, std::vector<Question>>> datasets;
   for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) {
@@ -236,8 +273,9 @@ int compare(const cli::Invocation& inv) {
   json out = {{"k", k}, {"pipelines", json::array()}, {"datasets", json::array()}};
   for (const auto& c : contenders)
     out["pipelines"].push_back({{"label", c.letter},
-                                {"name", c.pipeline.name},
-                                {"file", c.pipeline.file.string()},
+                                {"name", c.label},
+                                {"file", c.loaded->pipeline.file.string()},
+                                {"overrides", c.loaded->pipeline.overrides},
                                 {"index_seconds", c.index_seconds},
                                 {"index_reused", c.reused},
                                 {"index_bytes", c.index_bytes}});

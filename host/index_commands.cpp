@@ -21,9 +21,9 @@ int index(const cli::Invocation& inv) {
   options.add_options()("verbose,v", "list every file passed over");
   const auto vm = cli::parse(inv, "[--pipeline FILE] [--max_chunk_size N]", options);
   if (!vm) return 0;
-  const Pipeline pipeline = cli::load_pipeline(*vm);
-  const auto registry = cli::load_plugins(pipeline);
-  const IndexReport report = build_index(pipeline, *registry);
+  cli::LoadedPipeline loaded(*vm);
+  const Pipeline& pipeline = loaded.pipeline;
+  const IndexReport report = build_index(pipeline, loaded.stages);
   if (vm->count("verbose"))
     for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
   std::cerr << "indexed " << report.files << " files into " << report.chunks << " chunks in " << report.seconds
@@ -101,9 +101,9 @@ int chunks(const cli::Invocation& inv) {
     datasets.push_back(load_answered_questions(file));
     if (datasets.back().empty()) throw Error(file + ": the dataset has no questions");
   }
-  const Pipeline pipeline = cli::load_pipeline(*vm);
-  const auto registry = cli::load_plugins(pipeline);
-  const Index index(pipeline, *registry);
+  cli::LoadedPipeline loaded(*vm);
+  const Pipeline& pipeline = loaded.pipeline;
+  const Index index(pipeline, loaded.stages);
   // Everything that can fail comes before the first line on stdout.
   std::string report;
   for (std::size_t i = 0; i < datasets.size(); ++i) report += reach_report(index.chunks(), dataset_files[i], datasets[i], show);
@@ -115,10 +115,10 @@ int chunks(const cli::Invocation& inv) {
 int plugins(const cli::Invocation& inv) {
   cli::po::options_description options("plugins options");
   options.add_options()("pipeline", cli::po::value<std::string>(), "also search the pipeline's plugin_paths");
-  const auto vm = cli::parse(inv, "[--pipeline FILE]", options);
+  const auto vm = cli::parse(inv, "[--pipeline NAME|FILE]", options);
   if (!vm) return 0;
   std::vector<std::filesystem::path> extra;
-  if (vm->count("pipeline")) extra = Pipeline::load((*vm)["pipeline"].as<std::string>()).plugin_paths;
+  if (vm->count("pipeline")) extra = cli::load_pipeline(*vm).plugin_paths;
   const PluginRegistry registry(PluginRegistry::search_path(extra));
   std::cout << "folders searched:";
   for (const auto& f : registry.folders()) std::cout << " " << f.string();

@@ -51,9 +51,9 @@ int search(const cli::Invocation& inv) {
   const std::string query = (*vm)["query"].as<std::string>();
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag search: the query is empty");
   const std::size_t k = cli::read_k(*vm, 1000);
-  const Pipeline pipeline = cli::load_pipeline(*vm);
-  const auto registry = cli::load_plugins(pipeline);
-  const Index index(pipeline, *registry);
+  cli::LoadedPipeline loaded(*vm);
+  const Pipeline& pipeline = loaded.pipeline;
+  const Index index(pipeline, loaded.stages);
   warn(index);
 
   if (k > index.chunks().size())
@@ -68,9 +68,9 @@ int search(const cli::Invocation& inv) {
   json chunks = json::array();
   for (const Hit& h : hits) {
     const Chunk& c = index.chunks()[h.chunk];
-    json item = {{"filename", c.file_path},     {"starting_character", c.first_char},
-                 {"ending_character", c.last_char}, {"text", c.text},
-                 {"file_type", c.kind},          {"score", h.score}};
+    json item = {{"file_path", c.file_path},           {"first_character_index", c.first_char},
+                 {"last_character_index", c.last_char}, {"text", c.text},
+                 {"file_type", c.kind},                 {"score", h.score}};
     if (!c.section.empty()) item["section"] = c.section;
     chunks.push_back(std::move(item));
   }
@@ -100,9 +100,9 @@ int search_dataset(const cli::Invocation& inv) {
   const std::filesystem::path dataset_path = (*vm)["dataset_path"].as<std::string>();
   const std::vector<Question> questions = load_questions(dataset_path);
   const std::filesystem::path output = std::filesystem::path((*vm)["save_directory"].as<std::string>()) / dataset_path.filename();
-  const Pipeline pipeline = cli::load_pipeline(*vm);
-  const auto registry = cli::load_plugins(pipeline);
-  const Index index(pipeline, *registry);
+  cli::LoadedPipeline loaded(*vm);
+  const Pipeline& pipeline = loaded.pipeline;
+  const Index index(pipeline, loaded.stages);
   warn(index);
 
   const ResultsFile results = search_questions(index, questions, k);

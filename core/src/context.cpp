@@ -30,6 +30,9 @@ constexpr std::string_view kPlaceholders[] = {"question", "language", "sources",
 // from it: a file edited since indexing would give wrong text, so it is not used.
 class SourceFiles {
  public:
+  /// Files named as results name them are read below `base`.
+  explicit SourceFiles(const std::filesystem::path& base) : base_(base) {}
+
   const SourceFile* get(const std::string& path) {
     auto it = files_.find(path);
     if (it == files_.end()) it = files_.emplace(path, load(path)).first;
@@ -45,13 +48,14 @@ class SourceFiles {
   }
 
  private:
-  static std::unique_ptr<SourceFile> load(const std::string& path) {
+  std::unique_ptr<SourceFile> load(const std::string& path) const {
     try {
-      return std::make_unique<SourceFile>(path, path, read_file(path));
+      return std::make_unique<SourceFile>(path, path, read_file(base_ / path));
     } catch (const Error&) {
       return nullptr;  // unreadable or not UTF-8: callers fall back to the chunk store
     }
   }
+  std::filesystem::path base_;
   std::map<std::string, std::unique_ptr<SourceFile>> files_;
 };
 
@@ -150,7 +154,8 @@ ContextConfig ContextConfig::from_options(Options& options) {
   return c;
 }
 
-ContextAssembler::ContextAssembler(ContextConfig config, ChunkList chunks) : config_(std::move(config)), chunks_(chunks) {
+ContextAssembler::ContextAssembler(ContextConfig config, ChunkList chunks, std::filesystem::path base)
+    : config_(std::move(config)), chunks_(chunks), base_(std::move(base)) {
   for (std::uint32_t id = 0; id < chunks_.size(); ++id) by_file_[chunks_[id].file_path].push_back(id);
   for (auto& [file, ids] : by_file_)
     std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -172,7 +177,7 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, const 
 
 GenerationRequest ContextAssembler::assemble(const std::string& question, const std::vector<SourceSpan>& spans) const {
   std::vector<Passage> passages;
-  SourceFiles files;
+  SourceFiles files(base_);
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const SourceSpan& span = spans[i];
     Passage p{{}, 0, i + 1};
@@ -210,7 +215,7 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, const 
 }
 
 GenerationRequest ContextAssembler::assemble(const std::string& question, std::vector<Passage> passages) const {
-  SourceFiles files;
+  SourceFiles files(base_);
 
   // Merge spans of one file, walking each file's passages in file order.
   std::vector<Passage> merged;

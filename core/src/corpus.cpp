@@ -6,23 +6,24 @@
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
 #include "rag/glob.hpp"
+#include "rag/project.hpp"
 #include "rag/utf8.hpp"
 
 namespace rag {
 namespace fs = std::filesystem;
 
 CorpusListing list_corpus(const Pipeline& pipeline) {
-  const fs::path root(pipeline.corpus_root);
+  const fs::path& root = pipeline.corpus_dir;
   std::error_code ec;
   if (!fs::exists(root, ec))
-    throw Error("corpus folder '" + pipeline.corpus_root + "' (corpus.root in " + pipeline.file.string() +
+    throw Error("corpus folder " + display_path(root) + " (corpus.root in " + pipeline.label() +
                 ") does not exist; run scripts/setup.sh to unpack the corpus, or point corpus.root at your repository");
   if (!fs::is_directory(root, ec))
-    throw Error("corpus.root '" + pipeline.corpus_root + "' in " + pipeline.file.string() + " is not a folder");
+    throw Error("corpus.root " + display_path(root) + " in " + pipeline.label() + " is not a folder");
 
   CorpusListing listing;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw Error("cannot read corpus folder '" + pipeline.corpus_root + "': " + ec.message());
+  if (ec) throw Error("cannot read corpus folder " + display_path(root) + ": " + ec.message());
   for (; it != end; it.increment(ec)) {
     if (ec) {
       listing.notes.push_back("skipped a folder: " + ec.message());

@@ -10,12 +10,14 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <set>
 
 #include "rag/chunk_store.hpp"
 #include "rag/corpus.hpp"
 #include "rag/file_io.hpp"
 #include "rag/progress.hpp"
+#include "rag/project.hpp"
 #include "rag/utf8.hpp"
 
 namespace rag {
@@ -26,19 +28,29 @@ namespace {
 
 constexpr const char* kManifest = "manifest.json";
 
-json read_manifest(const Pipeline& pipeline) {
+// The manifest of the pipeline's index: nothing when there is none, null when it is damaged.
+std::optional<json> try_manifest(const Pipeline& pipeline) {
   const fs::path file = pipeline.index_dir / kManifest;
   std::error_code ec;
-  if (!fs::exists(file, ec))
-    throw Error("no index at " + pipeline.index_dir.string() + "; run `rag index --pipeline " + pipeline.file.string() +
-                "` first");
-  json manifest;
+  if (!fs::exists(file, ec)) return std::nullopt;
   try {
-    manifest = json::parse(read_file(file));
+    return json::parse(read_file(file));
   } catch (const json::exception&) {
-    throw Error(file.string() + " is damaged; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it");
+    return json();
+  } catch (const Error&) {
+    return json();  // unreadable
   }
-  return manifest;
+}
+
+// The manifest, or an error saying how to make one.
+json read_manifest(const Pipeline& pipeline) {
+  std::optional<json> manifest = try_manifest(pipeline);
+  if (!manifest)
+    throw Error("no index at " + display_path(pipeline.index_dir) + "; run `" + pipeline.command("index") + "` first");
+  if (manifest->is_null())
+    throw Error(display_path(pipeline.index_dir / kManifest) + " is damaged; run `" + pipeline.command("index") +
+                "` to rebuild it");
+  return *manifest;
 }
 
 // The string at `pointer` in the manifest, or "" when it is absent or not a string.
@@ -47,18 +59,16 @@ std::string string_at(const json& manifest, const char* pointer) {
   return manifest.contains(p) && manifest.at(p).is_string() ? manifest.at(p).get<std::string>() : std::string();
 }
 
-// Problems that make the index unusable for this pipeline, or "".
+// What makes the index unusable for this pipeline, or "".
 std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
-  const std::string rebuild = "; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it";
   const json::json_pointer format_at("/format");
   const int format = manifest.contains(format_at) && manifest.at(format_at).is_number_integer() ? manifest.at(format_at).get<int>() : -1;
   if (format != kIndexFormat)
-    return "the index at " + pipeline.index_dir.string() + " has format " + std::to_string(format) +
-           ", this rag reads format " + std::to_string(kIndexFormat) + rebuild;
+    return "the index at " + display_path(pipeline.index_dir) + " has format " + std::to_string(format) +
+           ", this rag reads format " + std::to_string(kIndexFormat);
   const auto hash = string_at(manifest, "/pipeline/hash");
   if (hash != pipeline.content_hash())
-    return "the index at " + pipeline.index_dir.string() + " was built with another configuration of the pipeline" +
-           rebuild;
+    return "the index at " + display_path(pipeline.index_dir) + " was built with another configuration of the pipeline";
   return "";
 }
 
@@ -75,13 +85,13 @@ class IndexLock {
   explicit IndexLock(const fs::path& index_dir) {
     std::error_code ec;
     fs::create_directories(index_dir, ec);
-    if (ec) throw Error(index_dir.string() + ": cannot create folder (" + ec.message() + "); check `index:` in the pipeline");
+    if (ec) throw Error(display_path(index_dir) + ": cannot create folder (" + ec.message() + "); check `index:` in the pipeline");
     const fs::path file = index_dir / ".lock";
     fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw Error(file.string() + ": cannot open (" + std::strerror(errno) + ")");
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd_);
-      throw Error("another `rag index` is writing " + index_dir.string() + " right now; wait for it to finish and run again");
+      throw Error("another `rag index` is writing " + display_path(index_dir) + " right now; wait for it to finish and run again");
     }
   }
   ~IndexLock() { ::close(fd_); }
@@ -123,22 +133,16 @@ std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, co
   return out;
 }
 
-IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry) {
+IndexReport build_index(const Pipeline& pipeline, PipelineStages& stages) {
   const auto start = std::chrono::steady_clock::now();
   IndexReport report;
   const CorpusListing listing = list_corpus(pipeline);
   const IndexLock lock(pipeline.index_dir);
   report.notes = listing.notes;
   report.skipped = listing.notes.size();
-
   // One chunker per rule, shared by all threads (Chunker::chunk is const and thread-safe).
-  std::vector<std::unique_ptr<Chunker>> chunkers;
-  for (const auto& rule : pipeline.chunkers) {
-    Options options(rule.options, rule.where + ".options");
-    chunkers.push_back(registry.make_chunker(rule.plugin, options));
-  }
-  Options retriever_options(pipeline.retriever.options, pipeline.retriever.where + ".options");
-  std::unique_ptr<Retriever> retriever = registry.make_retriever(pipeline.retriever.plugin, retriever_options);
+  const auto& chunkers = stages.chunkers();
+  std::unique_ptr<Retriever> retriever = stages.take_retriever();
 
   const std::size_t n = listing.files.size();
   std::vector<std::vector<Chunk>> per_file(n);
@@ -193,7 +197,7 @@ IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry
       passed_over = ", " + std::to_string(report.notes.size()) + " passed over, e.g. " + report.notes.front();
     throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" + std::to_string(n + listing.notes.size()) +
                 " files matched corpus.include" + passed_over + "); check corpus.root and corpus.include in " +
-                pipeline.file.string());
+                pipeline.label());
   }
 
   retriever->build(chunks);
@@ -245,38 +249,53 @@ IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry
   return report;
 }
 
-std::string index_staleness(const Pipeline& pipeline) {
-  json manifest;
-  try {
-    manifest = read_manifest(pipeline);
-  } catch (const Error& e) {
-    return e.what();
+IndexState inspect_index(const Pipeline& pipeline) {
+  IndexState state;
+  std::optional<json> manifest = try_manifest(pipeline);
+  if (!manifest) {
+    state.why = "no index yet at " + display_path(pipeline.index_dir);
+    return state;
   }
-  if (auto problem = incompatibility(manifest, pipeline); !problem.empty()) return problem;
-  if (string_at(manifest, "/corpus/fingerprint") != list_corpus(pipeline).fingerprint)
-    return "the corpus at " + pipeline.corpus_root + " changed since the index was built";
-  return "";
+  state.kind = IndexState::Kind::stale;
+  state.manifest = std::move(*manifest);
+  if (state.manifest.is_null()) {
+    state.why = display_path(pipeline.index_dir / kManifest) + " is damaged";
+    return state;
+  }
+  state.why = incompatibility(state.manifest, pipeline);
+  if (!state.why.empty()) return state;
+  try {
+    if (string_at(state.manifest, "/corpus/fingerprint") != list_corpus(pipeline).fingerprint) {
+      state.why = "the corpus at " + pipeline.corpus_root + " changed since the index was built";
+      return state;
+    }
+  } catch (const Error& e) {
+    state.why = e.what();  // the corpus is gone: the index cannot be rebuilt as it is
+    return state;
+  }
+  state.kind = IndexState::Kind::current;
+  return state;
 }
 
-Index::Index(const Pipeline& pipeline, const PluginRegistry& registry) {
-  const std::string damaged = " is damaged; run `rag index --pipeline " + pipeline.file.string() + "` to rebuild it";
+Index::Index(const Pipeline& pipeline, PipelineStages& stages) {
+  const std::string damaged = " is damaged; run `" + pipeline.command("index") + "` to rebuild it";
   const auto open = [&] {
     manifest_ = read_manifest(pipeline);
     try {
-      if (auto problem = incompatibility(manifest_, pipeline); !problem.empty()) throw Error(problem);
+      if (auto problem = incompatibility(manifest_, pipeline); !problem.empty())
+        throw Error(problem + "; run `" + pipeline.command("index") + "` to rebuild it");
       for (const auto& f : manifest_.at("files")) {
         const fs::path file = pipeline.index_dir / f.at("path").get<std::string>();
         std::error_code ec;
         const auto size = fs::file_size(file, ec);
-        if (ec || size != f.at("size").get<std::uintmax_t>()) throw Error("the index at " + pipeline.index_dir.string() + damaged);
+        if (ec || size != f.at("size").get<std::uintmax_t>()) throw Error("the index at " + display_path(pipeline.index_dir) + damaged);
       }
       const fs::path generation_dir = pipeline.index_dir / manifest_.at("generation").get<std::string>();
       chunks_ = load_chunks(generation_dir / "chunks.bin");
-      Options options(pipeline.retriever.options, pipeline.retriever.where + ".options");
-      retriever_ = registry.make_retriever(pipeline.retriever.plugin, options);
+      retriever_ = stages.take_retriever();
       retriever_->load(generation_dir / "retriever", chunks_);
     } catch (const json::exception&) {
-      throw Error((pipeline.index_dir / kManifest).string() + damaged);
+      throw Error(display_path(pipeline.index_dir / kManifest) + damaged);
     }
   };
   // A concurrent `rag index` may commit a new generation, and delete the one just read from the
@@ -298,7 +317,7 @@ Index::Index(const Pipeline& pipeline, const PluginRegistry& registry) {
   try {
     if (string_at(manifest_, "/corpus/fingerprint") != list_corpus(pipeline).fingerprint)
       warnings_.push_back("the corpus at " + pipeline.corpus_root +
-                          " changed since the index was built; results may point at old text (run `rag index`)");
+                          " changed since the index was built; results may point at old text (run `" + pipeline.command("index") + "`)");
   } catch (const Error& e) {
     warnings_.push_back(e.what());  // the index holds the text: a missing corpus does not stop a search
   }

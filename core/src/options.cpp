@@ -1,5 +1,6 @@
 #include "rag/options.hpp"
 
+#include <charconv>
 #include <sstream>
 
 namespace rag {
@@ -51,8 +52,12 @@ std::string Options::get_choice(std::string_view key, std::string fallback, cons
   fail(key, "'" + value + "' is not one of: " + list);
 }
 
+void Options::record(std::string_view key, const YAML::Node& value) { effective_[std::string(key)] = value; }
+
 Options Options::child(std::string_view key) {
-  return Options(lookup(key), where_ + "." + std::string(key));
+  Options child(lookup(key), where_ + "." + std::string(key));
+  record(key, child.effective_);
+  return child;
 }
 
 std::vector<Options> Options::children(std::string_view key) {
@@ -60,8 +65,12 @@ std::vector<Options> Options::children(std::string_view key) {
   std::vector<Options> out;
   if (!list.IsDefined() || list.IsNull()) return out;
   if (!list.IsSequence()) fail(key, "must be a list, got " + describe(list));
-  for (std::size_t i = 0; i < list.size(); ++i)
+  YAML::Node read(YAML::NodeType::Sequence);
+  for (std::size_t i = 0; i < list.size(); ++i) {
     out.emplace_back(list[i], where_ + "." + std::string(key) + "[" + std::to_string(i) + "]");
+    read.push_back(out.back().effective_);
+  }
+  record(key, read);
   return out;
 }
 
@@ -90,6 +99,12 @@ void Options::finish() const {
 
 void Options::fail(std::string_view key, std::string_view message) const {
   throw Error(where_ + "." + std::string(key) + ": " + std::string(message));
+}
+
+std::string Options::shortest(double value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
 }
 
 std::string Options::describe(const YAML::Node& value) {

@@ -6,6 +6,7 @@
 #include "rag/checksum.hpp"
 #include "rag/error.hpp"
 #include "rag/glob.hpp"
+#include "rag/project.hpp"
 
 namespace rag {
 namespace {
@@ -84,25 +85,34 @@ PluginChoice read_plugin_choice(Section& parent, const std::string& key, const s
   return choice;
 }
 
-}  // namespace
+std::string shell_quoted(const std::string& word) {
+  if (word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/=:@+%") ==
+      std::string::npos)
+    return word;
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
-Pipeline Pipeline::load(const std::filesystem::path& path) {
-  const std::string file = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw Error(file + ": pipeline file not found (pipelines live in configs/<name>.yaml; pass --pipeline FILE)");
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(file + ": is a folder; pass a pipeline file (configs/<name>.yaml)");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::Exception& e) {
-    throw Error(file + ": not valid YAML: " + e.what());
-  }
+// How messages name a pipeline file shown as `shown` once overrides apply.
+std::string label_of(const std::string& shown, const std::vector<std::string>& overrides) {
+  std::string out = shown;
+  for (const auto& o : overrides) out += (&o == &overrides.front() ? " with" : "") + std::string(" --set ") + shell_quoted(o);
+  return out;
+}
+
+// The pipeline in `root`, read from `path`; `label` names it in messages.
+Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const std::string& label) {
+  const std::string file = label;
   if (!root.IsMap()) throw Error(file + ": a pipeline must be a YAML mapping (see configs/default.yaml)");
 
   Pipeline p;
   p.file = path;
+  p.base = pipeline_base(path);
+  const auto resolve = [&](const std::string& written) {
+    const std::filesystem::path resolved = (p.base / written).lexically_normal();
+    return resolved.has_filename() ? resolved : resolved.parent_path();  // "index/" names the folder "index"
+  };
   Section top(root, "", file);
   const YAML::Node name = top.optional("name");
   p.name = name.IsDefined() ? top.string("name", name) : path.stem().string();
@@ -111,6 +121,7 @@ Pipeline Pipeline::load(const std::filesystem::path& path) {
   Section corpus(top.required("corpus"), "corpus", file);
   p.corpus_root = corpus.string("root", corpus.required("root"));
   while (p.corpus_root.size() > 1 && p.corpus_root.back() == '/') p.corpus_root.pop_back();
+  p.corpus_dir = resolve(p.corpus_root);
   if (const YAML::Node n = corpus.optional("include"); n.IsDefined()) p.include = corpus.strings("include", n);
   if (const YAML::Node n = corpus.optional("exclude"); n.IsDefined()) p.exclude = corpus.strings("exclude", n);
   if (const YAML::Node n = corpus.optional("max_file_size"); n.IsDefined()) {
@@ -154,19 +165,62 @@ Pipeline Pipeline::load(const std::filesystem::path& path) {
   }
   p.context = top.optional("context");
   p.context_where = file + ": context";
-  p.index_dir = top.string("index", top.required("index"));
+  p.index_dir = resolve(top.string("index", top.required("index")));
   if (const YAML::Node n = top.optional("plugin_paths"); n.IsDefined())
-    for (const auto& s : top.strings("plugin_paths", n)) p.plugin_paths.emplace_back(s);
+    for (const auto& s : top.strings("plugin_paths", n)) p.plugin_paths.push_back(resolve(s));
   top.finish();
   return p;
 }
 
-void Pipeline::set_chunker_option(const std::string& key, const YAML::Node& value) {
-  for (auto& rule : chunkers) {
-    if (!rule.options.IsDefined() || rule.options.IsNull()) rule.options = YAML::Node(YAML::NodeType::Map);
-    if (!rule.options.IsMap()) continue;  // the plugin reports the malformed options
-    rule.options[key] = value;
+}  // namespace
+
+Pipeline Pipeline::load(const std::filesystem::path& path, const std::vector<std::string>& overrides,
+                        std::string reference) {
+  const std::filesystem::path file = std::filesystem::absolute(path).lexically_normal();
+  const std::string shown = display_path(file, std::filesystem::current_path());
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec))
+    throw Error(shown + ": pipeline file not found (pipelines live in configs/<name>.yaml; pass --pipeline NAME or FILE)");
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(shown + ": is a folder; pass a pipeline file (configs/<name>.yaml)");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::Exception& e) {
+    throw Error(shown + ": not valid YAML: " + e.what());
   }
+  if (overrides.empty()) {
+    Pipeline p = parse(root, file, shown);
+    p.reference = std::move(reference);
+    return p;
+  }
+  YAML::Node changed = YAML::Clone(root);
+  if (!changed.IsMap()) throw Error(shown + ": a pipeline must be a YAML mapping (see configs/default.yaml)");
+  bool sets_index = false;
+  for (const auto& o : overrides) {
+    apply_override(changed, o);
+    sets_index = sets_index || o.rfind("index=", 0) == 0;
+  }
+  Pipeline p = parse(changed, file, label_of(shown, overrides));
+  p.reference = std::move(reference);
+  p.overrides = overrides;
+  if (!sets_index) {
+    // The index of the file as written stays its own: overrides that change what an index holds
+    // get a folder named after the configuration.
+    std::string written_hash;
+    try {
+      written_hash = parse(root, file, shown).content_hash();
+    } catch (const Error&) {
+      // the file alone is not a valid pipeline: its index cannot be this one either
+    }
+    if (const std::string hash = p.content_hash(); hash != written_hash) {
+      std::string folder = p.index_dir.filename().string();
+      folder += '@';
+      folder += hash.substr(0, 12);
+      p.index_dir.replace_filename(folder);
+    }
+  }
+  return p;
 }
 
 std::vector<const ChunkerRule*> Pipeline::chunkers_for(std::string_view relative_path) const {
@@ -198,5 +252,16 @@ std::string Pipeline::content_hash() const {
   d.add("retriever").add(retriever.plugin).add(dump(retriever.options));
   return d.hex();
 }
+
+std::filesystem::path Pipeline::locate(const std::string& file_name) const { return (base / file_name).lexically_normal(); }
+
+std::string Pipeline::command(const std::string& verb) const {
+  std::string out = "rag " + verb;
+  if (!reference.empty()) out += " --pipeline " + shell_quoted(reference);
+  for (const auto& o : overrides) out += " --set " + shell_quoted(o);
+  return out;
+}
+
+std::string Pipeline::label() const { return label_of(display_path(file, std::filesystem::current_path()), overrides); }
 
 }  // namespace rag

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "plugin_boundary.hpp"
+#include "rag/project.hpp"
 
 namespace rag {
 namespace fs = std::filesystem;
@@ -85,20 +86,23 @@ void PluginRegistry::load(const fs::path& file) {
   libraries_.push_back(std::make_shared<const boost::dll::shared_library>(std::move(library)));
 }
 
-const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_view name) const {
+const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_view name, const Options& options) const {
   for (std::size_t i = 0; i < plugins_.size(); ++i)
     if (plugins_[i].kind == kind && plugins_[i].name == name) return *descriptors_[i];
   std::string known;
   for (const auto& p : plugins_)
     if (p.kind == kind) known += (known.empty() ? "" : ", ") + p.name;
-  std::string message = "unknown " + std::string(to_string(kind)) + " plugin '" + std::string(name) +
+  // Named where the pipeline names the plugin: "p.yaml: retriever.options" -> "p.yaml: retriever.plugin".
+  std::string where = options.where();
+  if (const auto dot = where.rfind(".options"); dot != std::string::npos && dot + 8 == where.size()) where.resize(dot);
+  std::string message = where + ".plugin: unknown " + std::string(to_string(kind)) + " plugin '" + std::string(name) +
                         "' (known: " + (known.empty() ? "none" : known) + ")";
   const std::string file_name = "lib" + std::string(name) + ".so";
   for (const auto& problem : problems_)
     if (problem.find("/" + file_name + ":") != std::string::npos) message += "; " + problem;
-  std::string where;
-  for (const auto& f : folders_) where += (where.empty() ? "" : ", ") + f.string();
-  throw Error(message + "; plugins are looked for in: " + where + " (add folders with RAG_PLUGIN_PATH or plugin_paths)");
+  std::string folders;
+  for (const auto& f : folders_) folders += (folders.empty() ? "" : ", ") + display_path(f);
+  throw Error(message + "; plugins are looked for in: " + folders + " (add folders with RAG_PLUGIN_PATH or plugin_paths)");
 }
 
 namespace {
@@ -115,18 +119,18 @@ auto construct(const PluginDescriptor& d, Options& options, Make make) {
 }  // namespace
 
 std::unique_ptr<Chunker> PluginRegistry::make_chunker(std::string_view name, Options& options) const {
-  const auto& d = descriptor(PluginKind::chunker, name);
+  const auto& d = descriptor(PluginKind::chunker, name, options);
   return plugin_boundary::hold(construct(d, options, [&] { return d.make_chunker(options); }), library_of(d), d.name);
 }
 
 std::unique_ptr<Retriever> PluginRegistry::make_retriever(std::string_view name, Options& options) const {
-  const auto& d = descriptor(PluginKind::retriever, name);
+  const auto& d = descriptor(PluginKind::retriever, name, options);
   return plugin_boundary::hold(construct(d, options, [&] { return d.make_retriever(options, *this); }), library_of(d),
                                d.name);
 }
 
 std::unique_ptr<Generator> PluginRegistry::make_generator(std::string_view name, Options& options) const {
-  const auto& d = descriptor(PluginKind::generator, name);
+  const auto& d = descriptor(PluginKind::generator, name, options);
   return plugin_boundary::hold(construct(d, options, [&] { return d.make_generator(options); }), library_of(d),
                                d.name);
 }

@@ -52,7 +52,12 @@ TEST(Pipeline, LoadsAValidFile) {
   EXPECT_EQ(p.chunkers_for("a/b.py")[0]->plugin, "python");
   EXPECT_EQ(p.chunkers_for("README.md")[0]->plugin, "text");
   EXPECT_EQ(p.retriever.plugin, "bm25");
-  EXPECT_EQ(p.index_dir, "index/mini");
+  // Relative paths are resolved against the file's folder (no configs/ folder above it).
+  EXPECT_EQ(p.base, dir.path());
+  EXPECT_EQ(p.corpus_dir, dir / "some/repo");
+  EXPECT_EQ(p.index_dir, dir / "index/mini");
+  EXPECT_EQ(p.locate("some/repo/a.py"), dir / "some/repo/a.py");
+  EXPECT_EQ(p.command("index"), "rag index");
 }
 
 TEST(Pipeline, ContinueHandsAFileToTheNextMatchingRuleToo) {
@@ -75,10 +80,75 @@ TEST(Pipeline, HashFollowsContentNotNames) {
   Pipeline a = Pipeline::load(dir.write("a.yaml", kValid));
   const Pipeline renamed = Pipeline::load(dir.write("b.yaml", "# comment\n" + kValid + "description: other\n"));
   EXPECT_EQ(a.content_hash(), renamed.content_hash());
-  const std::string before = a.content_hash();
-  a.set_chunker_option("max_chunk_size", YAML::Node(800));
-  EXPECT_NE(a.content_hash(), before);
-  EXPECT_EQ(a.chunkers[1].options["max_chunk_size"].as<int>(), 800);
+  const Pipeline resized = Pipeline::load(dir / "a.yaml", {"chunkers[*].options.max_chunk_size=800"});
+  EXPECT_NE(resized.content_hash(), a.content_hash());
+  EXPECT_EQ(resized.chunkers[1].options["max_chunk_size"].as<int>(), 800);
+}
+
+TEST(Pipeline, PathsOfAPipelineInConfigsAreRelativeToTheProject) {
+  testing::TempDir dir;
+  const Pipeline p = Pipeline::load(dir.write("configs/ablation/p.yaml", kValid), {}, "ablation/p");
+  EXPECT_EQ(p.base, dir.path());
+  EXPECT_EQ(p.corpus_dir, dir / "some/repo");
+  EXPECT_EQ(p.index_dir, dir / "index/mini");
+  EXPECT_EQ(p.command("search"), "rag search --pipeline ablation/p");
+}
+
+TEST(Pipeline, OverridesSetAnyKeyPath) {
+  testing::TempDir dir;
+  const auto file = dir.write("p.yaml", kValid);
+  const Pipeline p = Pipeline::load(file, {"retriever.options.k1=0.9", "retriever.options.analysis.default.stemmer=none",
+                                           "chunkers[0].options.max_chunk_size=300", "corpus.include=[\"**/*.rs\"]",
+                                           "name=tuned"});
+  EXPECT_EQ(p.retriever.options["k1"].as<double>(), 0.9);
+  EXPECT_EQ(p.retriever.options["analysis"]["default"]["stemmer"].as<std::string>(), "none");
+  EXPECT_EQ(p.chunkers[0].options["max_chunk_size"].as<int>(), 300);
+  EXPECT_FALSE(p.chunkers[1].options["max_chunk_size"].IsDefined());
+  EXPECT_EQ(p.include, std::vector<std::string>{"**/*.rs"});
+  EXPECT_EQ(p.name, "tuned");
+  EXPECT_EQ(p.command("index"),
+            "rag index --set retriever.options.k1=0.9 --set retriever.options.analysis.default.stemmer=none --set "
+            "'chunkers[0].options.max_chunk_size=300' --set 'corpus.include=[\"**/*.rs\"]' --set name=tuned");
+  EXPECT_THAT(p.label(), HasSubstr("p.yaml with --set retriever.options.k1=0.9"));
+}
+
+TEST(Pipeline, OverridesThatChangeTheIndexGetAFolderOfTheirOwn) {
+  testing::TempDir dir;
+  const auto file = dir.write("p.yaml", kValid);
+  const Pipeline written = Pipeline::load(file);
+  const Pipeline tuned = Pipeline::load(file, {"retriever.options.k1=0.9"});
+  EXPECT_EQ(tuned.index_dir, dir / ("index/mini@" + tuned.content_hash().substr(0, 12)));
+  EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=0.9"}).index_dir, tuned.index_dir);  // stable
+  EXPECT_NE(Pipeline::load(file, {"retriever.options.k1=1.0"}).index_dir, tuned.index_dir);
+  // What does not change the index (names, the generator, a value as written) keeps its folder.
+  EXPECT_EQ(Pipeline::load(file, {"generator={plugin: extractive}", "description=x"}).index_dir, written.index_dir);
+  EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=1.5"}).index_dir, written.index_dir);
+  EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=0.9", "index=elsewhere"}).index_dir, dir / "elsewhere");
+}
+
+TEST(Pipeline, OverridesThatDoNotFitSayWhy) {
+  testing::TempDir dir;
+  const auto file = dir.write("p.yaml", kValid);
+  const auto error = [&](const std::string& assignment) {
+    try {
+      Pipeline::load(file, {assignment});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_THAT(error("retriever.options.k1"), HasSubstr("--set wants KEY=VALUE"));
+  EXPECT_THAT(error("=3"), HasSubstr("--set wants KEY=VALUE"));
+  EXPECT_THAT(error("chunkers[5].options.max_chunk_size=3"), HasSubstr("chunkers has 2 entries, so [5] is out of range"));
+  EXPECT_THAT(error("index.path=x"), HasSubstr("index is a value, not a mapping with a key 'path'"));
+  EXPECT_THAT(error("corpus[0]=x"), HasSubstr("corpus is not a list"));
+  EXPECT_THAT(error("retriever..k1=1"), HasSubstr("a key is missing"));
+  EXPECT_THAT(error("chunkers[x].files=a"), HasSubstr("[x] is not an entry number or [*]"));
+  EXPECT_THAT(error("chunkers[0=a"), HasSubstr("a '[' is not closed"));
+  EXPECT_THAT(error("name=[unclosed"), HasSubstr("the value is not valid YAML"));
+  // Once applied, the pipeline is checked as a file is: the message names file, override and key.
+  EXPECT_THAT(error("retreiver.plugin=bm25"), AllOf(HasSubstr("p.yaml with --set retreiver.plugin=bm25"),
+                                                    HasSubstr("unknown key 'retreiver'")));
 }
 
 TEST(Pipeline, ErrorsNameTheFileTheKeyAndWhatIsAllowed) {

@@ -60,7 +60,7 @@ class BadInput : public testing::FixtureRepoTest {
 
 TEST_F(BadInput, CorpusFolderMissing) {
   write_variant("p.yaml", "root: repo", "root: nowhere");
-  expect_error("index --pipeline p.yaml", "corpus folder 'nowhere' (corpus.root in p.yaml) does not exist");
+  expect_error("index --pipeline p.yaml", "corpus folder nowhere (corpus.root in p.yaml) does not exist");
   EXPECT_FALSE(fs::exists(dir_ / "index"));
 }
 
@@ -131,7 +131,7 @@ TEST_F(BadInput, BomCrlfAndLoneCrKeepOffsetsInCodePoints) {
   dir_.write("repo/crlf.py", crlf_py);
   index();
   const Outcome found = expect_success("search 'espresso machine' --pipeline pipeline.yaml --k 1");
-  EXPECT_EQ(json::parse(found.out)["retrieved_chunks"][0]["filename"], "repo/bom.md");
+  EXPECT_EQ(json::parse(found.out)["retrieved_chunks"][0]["file_path"], "repo/bom.md");
   ASSERT_EQ(rag("chunks --export chunks.jsonl --pipeline pipeline.yaml").status, 0);
   std::ifstream lines(dir_ / "chunks.jsonl");
   std::size_t checked = 0;
@@ -245,7 +245,7 @@ TEST_F(BadInput, PipelineBrokenPluginLibraries) {
     std::ofstream(dir_ / (name + ".yaml"), std::ios::app) << "plugin_paths: [" << bad << name << "]\n";
   }
   expect_error("index --pipeline no_entry.yaml", "libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)");
-  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 2, this rag uses ABI 1; rebuild the plugin");
+  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 3, this rag uses ABI 2; rebuild the plugin");
   expect_error("index --pipeline throwing_retriever.yaml",
                "retriever.options: the throwing_retriever plugin failed to start: boom in constructor");
   EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));
@@ -431,8 +431,8 @@ TEST_F(BadSearch, CorpusChangedOrGoneIsAWarning) {
   EXPECT_THAT(expect_success("search port --pipeline pipeline.yaml").err,
               HasSubstr("warning: the corpus at repo changed since the index was built"));
   fs::rename(dir_ / "repo", dir_ / "elsewhere");  // the index holds the text: search goes on
-  const Outcome r = expect_success("search port --pipeline pipeline.yaml --k 1", "warning: corpus folder 'repo'");
-  EXPECT_EQ(json::parse(r.out)["retrieved_chunks"][0]["filename"], "repo/pkg/server.py");
+  const Outcome r = expect_success("search port --pipeline pipeline.yaml --k 1", "warning: corpus folder repo");
+  EXPECT_EQ(json::parse(r.out)["retrieved_chunks"][0]["file_path"], "repo/pkg/server.py");
 }
 
 TEST(BadSearchIndex, NoIndexYet) {

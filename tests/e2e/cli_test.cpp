@@ -39,13 +39,13 @@ TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
   const json result = json::parse(found.out);
   EXPECT_EQ(result["query"], "which flag loads AWQ quantized checkpoints?");
   const json& top = result["retrieved_chunks"][0];
-  EXPECT_EQ(top["filename"], "repo/docs/guide.md");
+  EXPECT_EQ(top["file_path"], "repo/docs/guide.md");
   EXPECT_EQ(top["section"], "User Guide > Quantization");
   EXPECT_EQ(top["file_type"], "markdown");
   // Offsets are code points: the text is the file's slice [starting, ending).
   const std::string file = testing::read_all(dir_ / "repo/docs/guide.md");
-  EXPECT_LT(top["ending_character"].get<std::size_t>(), file.size());  // fewer code points than bytes
-  EXPECT_EQ(top["ending_character"].get<std::size_t>() - top["starting_character"].get<std::size_t>(),
+  EXPECT_LT(top["last_character_index"].get<std::size_t>(), file.size());  // fewer code points than bytes
+  EXPECT_EQ(top["last_character_index"].get<std::size_t>() - top["first_character_index"].get<std::size_t>(),
             [&] {
               std::string t = top["text"];
               std::size_t n = 0;
@@ -133,7 +133,7 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   std::string no_corpus = testing::read_all(dir_ / "pipeline.yaml");
   no_corpus.replace(no_corpus.find("root: repo"), 10, "root: nowhere");
   dir_.write("nocorpus.yaml", no_corpus);
-  expect_error("index --pipeline nocorpus.yaml", "corpus folder 'nowhere'");
+  expect_error("index --pipeline nocorpus.yaml", "corpus folder nowhere");
   expect_error("index --pipeline pipeline.yaml --max_chunk_size 0", "--max_chunk_size must be a positive");
   expect_error("index --pipeline pipeline.yaml --bogus", "unrecognised option '--bogus'");
 
@@ -143,7 +143,10 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   expect_error("search hello --k 0 --pipeline pipeline.yaml", "--k must be between 1 and 1000");
   expect_error("search hello --k -1 --pipeline pipeline.yaml", "--k must be between");
   expect_error("search hello --k many --pipeline pipeline.yaml", "invalid");
-  expect_error("search hello --pipeline pipeline.yaml --max_chunk_size 999", "another configuration of the pipeline");
+  // An override of what the index holds has an index of its own, built by its own command.
+  expect_error("search hello --pipeline pipeline.yaml --max_chunk_size 999", "no index at index@");
+  EXPECT_THAT(rag("search hello --pipeline pipeline.yaml --max_chunk_size 999").err,
+              HasSubstr("run `rag index --pipeline pipeline.yaml --set 'chunkers[*].options.max_chunk_size=999'` first"));
 
   dir_.write("bad.json", "{not json");
   expect_error("search_dataset --dataset_path bad.json --save_directory out --pipeline pipeline.yaml", "not valid JSON");
@@ -195,7 +198,9 @@ TEST_F(CliTest, CompareTwoPipelines) {
   EXPECT_THAT(r.out, HasSubstr("nDCG@10"));
   EXPECT_THAT(r.out, HasSubstr("paired bootstrap"));
   EXPECT_THAT(r.out, HasSubstr("sign test"));
-  EXPECT_THAT(r.err, HasSubstr("indexing"));  // neither index existed
+  // Neither index existed: each is built, and nothing says to run `rag index`.
+  EXPECT_THAT(r.err, HasSubstr("A (pipeline): building its index (none yet at index)"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("run `rag index")));
   const json report = json::parse(testing::read_all(dir_ / "cmp.json"));
   EXPECT_EQ(report["pipelines"].size(), 2u);
   EXPECT_EQ(report["datasets"][0]["results"][0]["recall@5"], 1.0);
@@ -203,10 +208,25 @@ TEST_F(CliTest, CompareTwoPipelines) {
   // A second run reuses both indexes.
   const Outcome again = rag("compare pipeline.yaml tfidf.yaml --dataset answered.json");
   EXPECT_EQ(again.status, 0);
-  EXPECT_THAT(again.err, ::testing::Not(HasSubstr("indexing")));
+  EXPECT_THAT(again.err, ::testing::Not(HasSubstr("building")));
   EXPECT_THAT(again.out, HasSubstr("(reused)"));
 
-  expect_error("compare pipeline.yaml --dataset answered.json", "at least two pipeline files");
+  // One pipeline against itself with an option changed: labelled by file and override, each
+  // with its own index.
+  const Outcome ab = rag("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.5 --dataset answered.json "
+                         "--json ab.json");
+  ASSERT_EQ(ab.status, 0) << ab.err;
+  EXPECT_THAT(ab.err, HasSubstr("A: pipeline.yaml (pipeline.yaml)"));
+  EXPECT_THAT(ab.err, HasSubstr("B: pipeline.yaml retriever.options.k1=0.5 (pipeline.yaml with --set retriever.options.k1=0.5)"));
+  EXPECT_THAT(ab.err, HasSubstr("B (pipeline.yaml retriever.options.k1=0.5): building its index"));
+  EXPECT_THAT(ab.err, ::testing::Not(HasSubstr("A (pipeline.yaml): building")));  // A's index is the one built above
+  const json ab_report = json::parse(testing::read_all(dir_ / "ab.json"));
+  EXPECT_EQ(ab_report["pipelines"][1]["name"], "pipeline.yaml retriever.options.k1=0.5");
+  EXPECT_EQ(ab_report["pipelines"][1]["overrides"][0], "retriever.options.k1=0.5");
+  expect_error("compare pipeline.yaml pipeline.yaml --set C:retriever.options.k1=0.5 --dataset answered.json",
+               "--set C:retriever.options.k1=0.5 names pipeline C, but there are only 2 (A to B)");
+
+  expect_error("compare pipeline.yaml --dataset answered.json", "at least two pipelines");
   expect_error("compare pipeline.yaml tfidf.yaml", "at least one --dataset");
   expect_error("compare pipeline.yaml tfidf.yaml --dataset answered.json --show -2", "--show must be 0 or more");
   std::string clash = tfidf;
@@ -234,9 +254,9 @@ index: index-two
   ASSERT_GE(hits.size(), 2u);
   for (std::size_t i = 0; i < hits.size(); ++i)
     for (std::size_t j = i + 1; j < hits.size(); ++j) {
-      if (hits[i]["filename"] != hits[j]["filename"]) continue;
-      const auto a0 = hits[i]["starting_character"].get<std::size_t>(), a1 = hits[i]["ending_character"].get<std::size_t>();
-      const auto b0 = hits[j]["starting_character"].get<std::size_t>(), b1 = hits[j]["ending_character"].get<std::size_t>();
+      if (hits[i]["file_path"] != hits[j]["file_path"]) continue;
+      const auto a0 = hits[i]["first_character_index"].get<std::size_t>(), a1 = hits[i]["last_character_index"].get<std::size_t>();
+      const auto b0 = hits[j]["first_character_index"].get<std::size_t>(), b1 = hits[j]["last_character_index"].get<std::size_t>();
       const std::size_t overlap = std::min(a1, b1) > std::max(a0, b0) ? std::min(a1, b1) - std::max(a0, b0) : 0;
       EXPECT_LE(2 * overlap, std::min(a1 - a0, b1 - b0)) << i << " and " << j;
     }

@@ -55,12 +55,12 @@ class PluginFailure : public FixtureRepoTest, public ::testing::WithParamInterfa
     dir_.write("throwing.yaml", text);
   }
 
-  // The command that reaches the entry point: index for what indexing calls, search or answer
-  // (after an index that succeeds) for the rest.
+  // The command that reaches the entry point: index for what indexing calls (every command
+  // makes every stage first), search or answer (after an index that succeeds) for the rest.
   std::string command() const {
     const FailureCase& c = GetParam();
-    const bool at_index = c.kind == "chunker" || (c.kind == "retriever" && c.entry_point == "constructor") ||
-                          c.entry_point == "build" || c.entry_point == "save";
+    const bool at_index = c.kind == "chunker" || c.entry_point == "constructor" || c.entry_point == "build" ||
+                          c.entry_point == "save";
     if (at_index) return "index --pipeline throwing.yaml";
     index("throwing.yaml");
     return c.kind == "generator" ? "answer 'How does the server start?' --k 2 --pipeline throwing.yaml"

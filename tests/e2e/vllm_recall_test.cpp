@@ -25,11 +25,8 @@ class VllmRecall : public ::testing::Test {
     if (!std::filesystem::exists(kSource / "data/raw/vllm-0.10.1") || !std::filesystem::exists(kDatasets)) return;
     scratch_ = new testing::TempDir();
     // The default pipeline, with its index in a scratch folder.
-    std::string pipeline = testing::read_all(kSource / "configs/default.yaml");
-    const auto at = pipeline.find("\nindex:");
-    pipeline = pipeline.substr(0, at) + "\nindex: " + (*scratch_ / "index").string() + "\n";
-    pipeline_ = scratch_->write("default.yaml", pipeline).string();
-    indexed_ = run("index --pipeline '" + pipeline_ + "'") == 0;
+    pipeline_ = "--set 'index=" + (*scratch_ / "index").string() + "'";
+    indexed_ = run("index " + pipeline_) == 0;
   }
   static void TearDownTestSuite() {
     delete scratch_;
@@ -42,7 +39,7 @@ class VllmRecall : public ::testing::Test {
 
   static double recall_at_5(const std::string& dataset) {
     const auto out = *scratch_ / "results";
-    EXPECT_EQ(run("search_dataset --pipeline '" + pipeline_ + "' --dataset_path '" +
+    EXPECT_EQ(run("search_dataset " + pipeline_ + " --dataset_path '" +
                   (kDatasets / "UnansweredQuestions" / dataset).string() + "' --save_directory '" + out.string() + "'"),
               0);
     EXPECT_EQ(run("evaluate '" + (out / dataset).string() + "' '" + (kDatasets / "AnsweredQuestions" / dataset).string() +
@@ -55,7 +52,7 @@ class VllmRecall : public ::testing::Test {
   /// chunking lets a perfect ranking find.
   static double oracle_recall(const std::string& dataset) {
     const auto report = *scratch_ / "oracle.txt";
-    EXPECT_EQ(run("chunks --pipeline '" + pipeline_ + "' --oracle '" +
+    EXPECT_EQ(run("chunks " + pipeline_ + " --oracle '" +
                   (kDatasets / "AnsweredQuestions" / dataset).string() + "' > '" + report.string() + "'"),
               0);
     const std::string text = testing::read_all(report);

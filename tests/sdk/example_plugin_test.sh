@@ -31,7 +31,7 @@ cd "$scratch"
 "$scratch/prefix/bin/rag" plugins --pipeline overlap.yaml | grep -q "retriever	overlap	1.0.0"
 "$scratch/prefix/bin/rag" index --pipeline overlap.yaml 2>/dev/null
 "$scratch/prefix/bin/rag" search "Which flag loads AWQ quantized checkpoints?" --k 1 --pipeline overlap.yaml > result.json
-grep -q '"filename": "repo/docs/guide.md"' result.json
+grep -q '"file_path": "repo/docs/guide.md"' result.json
 # An unknown option is refused by the plugin, naming the pipeline file and the key.
 sed 's/min_share: 0.5/min_shar: 0.5/' overlap.yaml > typo.yaml
 if "$scratch/prefix/bin/rag" index --pipeline typo.yaml 2> error.txt; then exit 1; fi

@@ -5,6 +5,7 @@
 // rebuilt from the chunk store; and the prompt is rendered from the pipeline's template, asking
 // for an answer in the question's language.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,10 +50,10 @@ struct ContextConfig {
 class ContextAssembler {
  public:
   /// `chunks` is the index's chunk store and must outlive the assembler. Source files are read
-  /// at their `file_path` (relative to the working folder, as results name them) to merge spans
-  /// across a gap and to rebuild parents exactly; a file that no longer matches its chunks is not
-  /// trusted, and the chunk store alone is used.
-  ContextAssembler(ContextConfig config, ChunkList chunks);
+  /// at their `file_path` below `base` (the pipeline's base folder: results name files relative
+  /// to it) to merge spans across a gap and to rebuild parents exactly; a file that no longer
+  /// matches its chunks is not trusted, and the chunk store alone is used.
+  ContextAssembler(ContextConfig config, ChunkList chunks, std::filesystem::path base);
 
   /// The request for `question` from retrieval hits, best first.
   GenerationRequest assemble(const std::string& question, const std::vector<Hit>& hits) const;
@@ -72,6 +73,7 @@ class ContextAssembler {
 
   ContextConfig config_;
   ChunkList chunks_;
+  std::filesystem::path base_;
   // Chunk ids of each file, in file order.
   std::unordered_map<std::string_view, std::vector<std::uint32_t>> by_file_;
 };

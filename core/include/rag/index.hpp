@@ -16,7 +16,7 @@
 #include "rag/chunk.hpp"
 #include "rag/dataset.hpp"
 #include "rag/pipeline.hpp"
-#include "rag/plugin_registry.hpp"
+#include "rag/stages.hpp"
 
 namespace rag {
 
@@ -32,22 +32,29 @@ struct IndexReport {
   std::vector<std::string> notes;  ///< why files were passed over
 };
 
-/// Chunks the corpus and builds the retriever in parallel, then commits the new index.
-/// Throws rag::Error on bad configuration or I/O failure; the previous index stays usable.
-IndexReport build_index(const Pipeline& pipeline, const PluginRegistry& registry);
+/// Chunks the corpus with the stages' chunkers and builds their retriever in parallel, then
+/// commits the new index. Throws rag::Error on I/O failure; the previous index stays usable.
+IndexReport build_index(const Pipeline& pipeline, PipelineStages& stages);
 
 /// Chunks one file with the pipeline's chunkers (what `index` does for each file).
 std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, const std::string& kind);
 
-/// Why the pipeline's index cannot be used as it is ("" when it is up to date): missing,
-/// another format, another pipeline configuration, or a changed corpus.
-std::string index_staleness(const Pipeline& pipeline);
+/// Whether the pipeline's index can be used as it is.
+struct IndexState {
+  enum class Kind { missing, stale, current } kind = Kind::missing;
+  std::string why;          ///< for missing and stale: what is wrong (Pipeline::command("index") mends it)
+  nlohmann::json manifest;  ///< for stale and current: the index's manifest
+};
+/// Missing (or unreadable), stale (another format, another pipeline configuration, a changed
+/// corpus), or current.
+IndexState inspect_index(const Pipeline& pipeline);
 
 class Index {
  public:
-  /// Opens the pipeline's index. Throws rag::Error when there is none, when it comes from
-  /// another format or pipeline configuration, or when a file is missing or damaged.
-  Index(const Pipeline& pipeline, const PluginRegistry& registry);
+  /// Opens the pipeline's index with a retriever of `stages`. Throws rag::Error when there is
+  /// none, when it comes from another format or pipeline configuration, or when a file is
+  /// missing or damaged.
+  Index(const Pipeline& pipeline, PipelineStages& stages);
   ~Index();
 
   const std::vector<Chunk>& chunks() const { return chunks_; }

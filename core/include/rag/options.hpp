@@ -1,11 +1,13 @@
 #pragma once
 // A plugin's options: a YAML mapping read key by key. Every key read is remembered, so that
-// `finish()` can reject the ones nobody asked for, naming the file, the key and what is allowed.
+// `finish()` can reject the ones nobody asked for, naming the file, the key and what is allowed,
+// and so that `effective()` can tell every option the plugin uses, defaults filled in.
 #include <yaml-cpp/yaml.h>
 
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "rag/error.hpp"
@@ -24,7 +26,12 @@ class Options {
   template <class T>
   T get(std::string_view key, T fallback) {
     const YAML::Node value = lookup(key);
-    if (!value.IsDefined() || value.IsNull()) return fallback;
+    if (!value.IsDefined() || value.IsNull()) {
+      if constexpr (std::is_floating_point_v<T>) record(key, YAML::Node(shortest(fallback)));
+      else record(key, YAML::Node(fallback));
+      return fallback;
+    }
+    record(key, value);
     return convert<T>(key, value);
   }
 
@@ -47,11 +54,16 @@ class Options {
   /// Throws rag::Error naming the first key that was never read and the keys that were.
   void finish() const;
 
+  /// The options as read so far: each key asked for with its value, or the default used when it
+  /// was absent; nested mappings and lists as read through child() and children().
+  YAML::Node effective() const { return effective_; }
+
   /// Throws rag::Error "<where>.<key>: <message>".
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
 
  private:
   YAML::Node lookup(std::string_view key);
+  void record(std::string_view key, const YAML::Node& value);
 
   template <class T>
   T convert(std::string_view key, const YAML::Node& value) const {
@@ -62,10 +74,13 @@ class Options {
     }
   }
   static std::string describe(const YAML::Node& value);
+  /// The shortest text that reads back as `value` ("0.2", not "0.20000000000000001").
+  static std::string shortest(double value);
 
   YAML::Node node_;
   std::string where_;
   std::set<std::string, std::less<>> read_;
+  YAML::Node effective_{YAML::NodeType::Map};  ///< a node of the parent's effective(), for a child
 };
 
 }  // namespace rag

@@ -1,7 +1,8 @@
 #pragma once
 // A named pipeline, read from configs/<name>.yaml: which files make the corpus, which chunker
 // handles which files, which retriever indexes the chunks, and where the index lives.
-// Relative paths in the file are relative to the current working directory (the project root).
+// Relative paths in the file are relative to the pipeline's project (see project.hpp), never to
+// the working folder.
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -27,12 +28,20 @@ struct PluginChoice {
 };
 
 struct Pipeline {
-  std::filesystem::path file;  ///< where it was read from
-  std::string name;            ///< `name:` or the file's stem
+  std::filesystem::path file;  ///< where it was read from, absolute
+  /// What its relative paths are relative to: see pipeline_base() in project.hpp.
+  std::filesystem::path base;
+  /// How commands name it ("" for the project's default), see PipelineLocation.
+  std::string reference;
+  /// The `--set KEY=VALUE` overrides applied on top of the file, in order.
+  std::vector<std::string> overrides;
+  std::string name;  ///< `name:` or the file's stem
   std::string description;
 
-  /// The corpus folder as written; results name files "<root>/<path below root>".
+  /// The corpus folder as written; results name files "<corpus_root>/<path below root>".
   std::string corpus_root;
+  /// Where the corpus is: corpus_root resolved against `base`.
+  std::filesystem::path corpus_dir;
   std::vector<std::string> include{"**"};
   std::vector<std::string> exclude;
   std::uintmax_t max_file_bytes = 10'000'000;
@@ -44,15 +53,18 @@ struct Pipeline {
   /// How retrieved chunks become a generator's context (`context:`), validated where it is used.
   YAML::Node context;
   std::string context_where;
+  /// The index folder, resolved against `base`. Overrides that change what the index holds give
+  /// it a folder of its own, `<index>@<digest>`, so that an experiment never replaces the index
+  /// of the pipeline as written (unless they set `index` itself).
   std::filesystem::path index_dir;
-  std::vector<std::filesystem::path> plugin_paths;
+  std::vector<std::filesystem::path> plugin_paths;  ///< resolved against `base`
 
-  /// Reads and validates `path`. Throws rag::Error naming the file and the key on an unknown
-  /// key, a wrong type or a missing required key.
-  static Pipeline load(const std::filesystem::path& path);
-
-  /// Sets `key` to `value` in the options of every chunker (e.g. --max_chunk_size).
-  void set_chunker_option(const std::string& key, const YAML::Node& value);
+  /// Reads and validates `path`, with `overrides` (each "KEY=VALUE", KEY a path of keys such
+  /// as retriever.options.k1 or chunkers[0].options.max_chunk_size, [*] for every entry of a
+  /// list; VALUE is YAML) applied first. Throws rag::Error naming the file and the key on an
+  /// unknown key, a wrong type, a missing required key or an override that does not apply.
+  static Pipeline load(const std::filesystem::path& path, const std::vector<std::string>& overrides = {},
+                       std::string reference = {});
 
   /// The rules that chunk a path relative to the corpus root, in order: the first that matches,
   /// and after a rule with `continue: true` the next one that matches too. Empty when none does.
@@ -61,6 +73,20 @@ struct Pipeline {
   /// A digest of everything that decides what the index holds (corpus rules, chunkers,
   /// retriever), not of names, descriptions or comments.
   std::string content_hash() const;
+
+  /// Where a file that results name `name` ("data/raw/vllm-0.10.1/docs/a.md") is on disk.
+  std::filesystem::path locate(const std::string& name) const;
+
+  /// The command line that runs `verb` on this pipeline as it was given, for messages:
+  /// "rag index", "rag index --pipeline tfidf --set retriever.options.k1=0.9".
+  std::string command(const std::string& verb) const;
+
+  /// The file as messages name it, with the overrides when there are some.
+  std::string label() const;
 };
+
+/// Applies one `--set` override, "KEY=VALUE" (see Pipeline::load), to a pipeline's YAML,
+/// creating the mappings the key path needs. Throws rag::Error saying what does not fit.
+void apply_override(YAML::Node& root, const std::string& assignment);
 
 }  // namespace rag

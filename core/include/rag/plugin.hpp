@@ -17,7 +17,8 @@
 namespace rag {
 
 /// Bumped whenever an interface in core changes shape. The host refuses other versions.
-inline constexpr std::uint32_t kPluginAbiVersion = 1;
+/// 2: Options records the options read (effective()).
+inline constexpr std::uint32_t kPluginAbiVersion = 2;
 
 enum class PluginKind : std::uint32_t { chunker = 1, retriever = 2, generator = 3 };
 std::string_view to_string(PluginKind kind);

@@ -44,9 +44,9 @@ class PluginRegistry final : public PluginHost {
   std::unique_ptr<Retriever> make_retriever(std::string_view name, Options& options) const override;
   std::unique_ptr<Generator> make_generator(std::string_view name, Options& options) const;
 
-  const PluginDescriptor& descriptor(PluginKind kind, std::string_view name) const;
-
  private:
+  /// The descriptor of a plugin, or an error naming where `options` come from.
+  const PluginDescriptor& descriptor(PluginKind kind, std::string_view name, const Options& options) const;
   void load(const std::filesystem::path& file);
   std::shared_ptr<const boost::dll::shared_library> library_of(const PluginDescriptor& d) const;
 

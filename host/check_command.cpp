@@ -1,0 +1,120 @@
+// `rag check`: the whole pipeline validated, each stage with its effective options, and the
+// state of its index.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "rag/index.hpp"
+#include "rag/project.hpp"
+
+namespace rag::commands {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// YAML options as JSON: numbers and booleans as such, the rest as strings.
+json to_json(const YAML::Node& node) {
+  if (node.IsMap()) {
+    json out = json::object();
+    for (const auto& kv : node) out[kv.first.as<std::string>()] = to_json(kv.second);
+    return out;
+  }
+  if (node.IsSequence()) {
+    json out = json::array();
+    for (const auto& item : node) out.push_back(to_json(item));
+    return out;
+  }
+  if (!node.IsScalar()) return nullptr;
+  if (node.Tag() != "!") {  // not a quoted string: it may be a number or a boolean
+    long long integer = 0;
+    double number = 0;
+    bool boolean = false;
+    if (YAML::convert<long long>::decode(node, integer)) return integer;
+    if (YAML::convert<double>::decode(node, number)) return number;
+    if (YAML::convert<bool>::decode(node, boolean)) return boolean;
+  }
+  return node.Scalar();
+}
+
+std::string flow(const YAML::Node& node) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << node;
+  return out.c_str();
+}
+
+const char* state_name(IndexState::Kind kind) {
+  switch (kind) {
+    case IndexState::Kind::missing: return "missing";
+    case IndexState::Kind::stale: return "stale";
+    case IndexState::Kind::current: return "current";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+int check(const cli::Invocation& inv) {
+  cli::po::options_description options("check options");
+  cli::add_pipeline_options(options);
+  cli::add_format_option(options);
+  const auto vm = cli::parse(inv, "[--pipeline NAME|FILE] [--set KEY=VALUE ...] [--format text|json]", options);
+  if (!vm) return 0;
+  const cli::Format format = cli::read_format(*vm);
+  const cli::LoadedPipeline loaded(*vm);
+  const Pipeline& p = loaded.pipeline;
+  const IndexState state = inspect_index(p);
+
+  if (format == cli::Format::json) {
+    json stages = json::array();
+    for (const auto& s : loaded.stages.report()) {
+      json stage = {{"stage", s.stage}};
+      if (!s.plugin.empty())
+        stage.update({{"plugin", s.plugin}, {"version", s.version}, {"library", s.library.string()}});
+      stage["options"] = to_json(s.options);
+      stages.push_back(std::move(stage));
+    }
+    json index = {{"path", p.index_dir.string()}, {"state", state_name(state.kind)}};
+    if (!state.why.empty()) index["why"] = state.why;
+    if (state.kind != IndexState::Kind::missing && state.manifest.is_object())
+      index.update({{"chunks", state.manifest.value("chunks", 0)}, {"built_at", state.manifest.value("built_at", "")}});
+    const json out = {{"pipeline", {{"name", p.name}, {"description", p.description}, {"file", p.file.string()},
+                                    {"base", p.base.string()}, {"overrides", p.overrides}}},
+                      {"corpus", {{"root", p.corpus_root}, {"folder", p.corpus_dir.string()}, {"include", p.include},
+                                  {"exclude", p.exclude}, {"max_file_size", p.max_file_bytes}}},
+                      {"stages", std::move(stages)},
+                      {"index", std::move(index)}};
+    cli::print(out.dump(2));
+    return 0;
+  }
+
+  std::cout << "pipeline " << p.name << (p.description.empty() ? "" : ": " + p.description) << "\n"
+            << "  file         " << p.label() << "\n"
+            << "  base         " << p.base.string() << " (relative paths of the pipeline start there)\n"
+            << "  corpus       " << p.corpus_root << " (" << p.corpus_dir.string() << ")\n"
+            << "               include " << flow(YAML::Node(p.include)) << ", exclude " << flow(YAML::Node(p.exclude))
+            << ", max_file_size " << p.max_file_bytes << "\n";
+  std::size_t chunker = 0;  // the report lists the chunkers first, in rule order
+  for (const auto& s : loaded.stages.report()) {
+    std::cout << "  " << s.stage << std::string(s.stage.size() < 13 ? 13 - s.stage.size() : 1, ' ');
+    if (!s.plugin.empty()) std::cout << s.plugin << " " << s.version << " (" << display_path(s.library) << ")";
+    if (s.stage.rfind("chunkers[", 0) == 0) {
+      const ChunkerRule& rule = p.chunkers[chunker++];
+      std::cout << " for " << flow(YAML::Node(rule.files)) << (rule.continues ? ", then the next rule" : "");
+    }
+    std::cout << (s.plugin.empty() ? "" : "\n               ") << flow(s.options) << "\n";
+  }
+  std::cout << "  index        " << display_path(p.index_dir) << ": " << state_name(state.kind);
+  if (state.kind == IndexState::Kind::current)
+    std::cout << " (" << state.manifest.value("chunks", 0) << " chunks, built " << state.manifest.value("built_at", "?")
+              << ")\n";
+  else if (state.kind == IndexState::Kind::missing)
+    std::cout << " (`" << p.command("index") << "` builds it)\n";
+  else
+    std::cout << ": " << state.why << " (`" << p.command("index") << "` rebuilds it)\n";
+  return 0;
+}
+
+}  // namespace rag::commands
