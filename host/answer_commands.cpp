@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
 #include "rag/answer_evaluation.hpp"
@@ -17,6 +18,7 @@
 #include "rag/index.hpp"
 #include "rag/progress.hpp"
 #include "rag/utf8.hpp"
+#include "text_output.hpp"
 
 namespace rag::commands {
 namespace {
@@ -38,11 +40,34 @@ std::vector<const Evidence*> cited_evidence(const std::string& answer, const std
 }
 
 json describe_evidence(const Evidence& e) {
-  json item = {{"number", e.number},         {"file_path", e.file_path}, {"first_character_index", e.first_char},
-               {"last_character_index", e.last_char}, {"text", e.text},        {"score", e.score},
+  json item = {{"number", e.number},
+               {"file_path", e.file_path},
+               {"first_character_index", e.first_char},
+               {"last_character_index", e.last_char},
+               {"first_line", e.first_line},
+               {"last_line", e.last_line},
+               {"text", e.text},
+               {"score", e.score},
                {"file_type", e.kind}};
   if (!e.section.empty()) item["section"] = e.section;
   return item;
+}
+
+// The answer for people: its text (unless it was already shown as it streamed), then its
+// numbered references, the ones it does not cite set back.
+std::string answer_text(const std::string& text, bool streamed, const GenerationRequest& request,
+                        const std::vector<const Evidence*>& cited) {
+  const cli::Highlighter style(request.question, cli::stdout_takes_color());
+  std::ostringstream out;
+  out << (streamed ? "" : text) << "\n\n" << style.strong("Sources") << "\n";
+  for (const auto& e : request.evidence) {
+    std::ostringstream line;
+    line << "[" << e.number << "] " << cli::location(e.file_path, e.first_line, e.last_line);
+    if (!e.section.empty()) line << "  " << e.section;
+    const bool is_cited = std::find(cited.begin(), cited.end(), &e) != cited.end();
+    out << "  " << (is_cited ? line.str() : style.faint(line.str() + "  (not cited)")) << "\n";
+  }
+  return out.str();
 }
 
 AnswerRecord record_of(const std::string& answer, const GenerationRequest& request, double generation_ms) {
@@ -57,18 +82,20 @@ AnswerRecord record_of(const std::string& answer, const GenerationRequest& reque
 int answer(const cli::Invocation& inv) {
   cli::po::options_description options("answer options");
   cli::add_pipeline_options(options);
+  cli::add_format_option(options);
   options.add_options()
-      ("query", cli::po::value<std::string>(), "the question")
-      ("k", cli::po::value<long long>()->default_value(10), "chunks retrieved for the context (1-100)");
+      ("query", cli::po::value<std::vector<std::string>>(), "the question (its words, quoted or not)")
+      ("k,k", cli::po::value<long long>()->default_value(10), "chunks retrieved for the context (1-100)");
   cli::po::positional_options_description positional;
-  positional.add("query", 1);
-  const auto vm = cli::parse(inv, "QUESTION [--k N] [--pipeline FILE]", options, positional);
+  positional.add("query", -1);
+  const auto vm = cli::parse(inv, "QUESTION... [-k N] [--pipeline NAME|FILE] [--format text|json]", options, positional);
   if (!vm) return 0;
   if (!vm->count("query")) throw Error("rag answer: no question given (rag answer \"your question\")");
-  const std::string query = (*vm)["query"].as<std::string>();
+  const std::string query = cli::joined_words((*vm)["query"].as<std::vector<std::string>>());
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag answer: the question is empty");
   if (!utf8::is_valid(query)) throw Error("rag answer: the question is not valid UTF-8");
   const std::size_t k = cli::read_k(*vm, 100);
+  const cli::Format format = cli::read_format(*vm);
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
   const Index index(pipeline, loaded.stages);
@@ -81,19 +108,25 @@ int answer(const cli::Invocation& inv) {
   const auto context_start = Clock::now();
   GenerationRequest request = assembler.assemble(query, hits);
   const double context_ms = milliseconds_since(context_start);
-  // A streaming generator's answer is shown as it is written, on a terminal only.
+  // A streaming generator's answer is shown as it is written: as the text output itself, or on
+  // stderr beside JSON when that is a terminal.
   bool shown = false;
-  if (::isatty(STDERR_FILENO) == 1)
-    request.on_text = [&shown](std::string_view piece) {
-      std::cerr << piece << std::flush;
+  std::ostream& live = format == cli::Format::text ? std::cout : std::cerr;
+  if (format == cli::Format::text || ::isatty(STDERR_FILENO) == 1)
+    request.on_text = [&shown, &live](std::string_view piece) {
+      live << piece << std::flush;
       shown = true;
     };
   const auto generation_start = Clock::now();
   const std::string text = loaded.stages.generator().generate(request);
   const double generation_ms = milliseconds_since(generation_start);
-  if (shown) std::cerr << "\n";
+  if (shown && format == cli::Format::json) std::cerr << "\n";
 
   const std::vector<const Evidence*> cited = cited_evidence(text, request.evidence);
+  if (format == cli::Format::text) {
+    std::cout << answer_text(text, shown, request, cited) << std::flush;
+    return 0;
+  }
   json sources = json::array();
   for (const auto& e : request.evidence) {
     json item = describe_evidence(e);
@@ -193,6 +226,7 @@ int answer_dataset(const cli::Invocation& inv) {
       progress.advance();
     }
   }
+  create_folder(output.parent_path());
   save_answers(output, std::move(document), records);
   std::cerr << "wrote " << output.string() << " (" << total << " answers by " << loaded.stages.generator().describe() << ")\n";
   return 0;

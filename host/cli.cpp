@@ -20,10 +20,24 @@ std::optional<po::variables_map> parse(const Invocation& inv, const std::string&
       return std::nullopt;
     }
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    std::string message = "rag " + inv.command + ": " + e.what();
+    if (e.get_option_name() == "--pipeline" || e.get_option_name() == "--set")
+      message += "; " + inv.command + " reads the files it is given and uses no pipeline";
+    else if (positional.max_total_count() > 0 && positional.name_for_position(0) == "query")
+      message += "; if it is part of the query, put the query after `--`: rag " + inv.command + " -- " +
+                 e.get_option_name() + " ...";
+    throw Error(message + " (see `rag " + inv.command + " --help`)");
   } catch (const po::error& e) {
     throw Error("rag " + inv.command + ": " + e.what() + " (see `rag " + inv.command + " --help`)");
   }
   return vm;
+}
+
+std::string joined_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
 }
 
 void add_pipeline_options(po::options_description& options) {

@@ -23,9 +23,13 @@ struct Invocation {
 };
 
 /// Parses `inv.args`; returns nothing when --help was asked (after printing it). Throws
-/// rag::Error naming the command for an unknown option or a bad value.
+/// rag::Error naming the command for an unknown option or a bad value; for a command that takes
+/// a query, an unknown option may be the query's first word, and the message says how to pass it.
 std::optional<po::variables_map> parse(const Invocation& inv, const std::string& synopsis, po::options_description options,
                                        const po::positional_options_description& positional = {});
+
+/// The words of a query given unquoted (`rag search OpenAI compatible server`), joined by spaces.
+std::string joined_words(const std::vector<std::string>& words);
 
 /// Adds --pipeline, --set and --max_chunk_size.
 void add_pipeline_options(po::options_description& options);

@@ -1,14 +1,21 @@
 // `rag search` and `rag search_dataset`.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "commands.hpp"
 #include "rag/dataset.hpp"
 #include "rag/error.hpp"
 #include "rag/evaluation.hpp"
+#include "rag/file_io.hpp"
 #include "rag/index.hpp"
+#include "rag/utf8.hpp"
+#include "text_output.hpp"
 
 namespace rag::commands {
 namespace {
@@ -21,12 +28,33 @@ using cli::milliseconds_since;
 SourceSpan parse_truth(const std::string& text) {
   const auto last_colon = text.rfind(':');
   const auto first_colon = last_colon == std::string::npos ? std::string::npos : text.rfind(':', last_colon - 1);
+  SourceSpan span;
   try {
     if (first_colon == std::string::npos || first_colon == 0) throw std::invalid_argument("format");
-    return {text.substr(0, first_colon), std::stoul(text.substr(first_colon + 1, last_colon - first_colon - 1)),
+    span = {text.substr(0, first_colon), std::stoul(text.substr(first_colon + 1, last_colon - first_colon - 1)),
             std::stoul(text.substr(last_colon + 1))};
   } catch (const std::exception&) {
     throw Error("--truth wants FILE:FIRST:LAST (code points), got '" + text + "'");
+  }
+  if (span.first >= span.last)
+    throw Error("--truth " + text + ": the first character must come before the last (FILE:FIRST:LAST, end exclusive)");
+  return span;
+}
+
+// A --truth file that no chunk comes from scores 0 whatever the ranking: say so, and which
+// indexed file it may mean.
+void check_truth_files(const std::vector<SourceSpan>& truths, const Index& index) {
+  std::set<std::string_view> files;
+  for (const Chunk& c : index.chunks()) files.insert(c.file_path);
+  for (const SourceSpan& t : truths) {
+    if (files.count(t.file_path)) continue;
+    std::string hint;
+    for (const std::string_view f : files)
+      if (f.size() > t.file_path.size() && f.substr(f.size() - t.file_path.size()) == t.file_path &&
+          f[f.size() - t.file_path.size() - 1] == '/')
+        hint = "; did you mean " + std::string(f) + "?";
+    std::cerr << "warning: --truth names " << t.file_path << ", which matches no file of the index (files are named "
+              << "as results name them)" << hint << "\n";
   }
 }
 
@@ -34,56 +62,111 @@ void warn(const Index& index) {
   for (const auto& w : index.warnings()) std::cerr << "warning: " << w << "\n";
 }
 
+// One query's results, as JSON.
+json results_json(const Index& index, const std::string& query, const std::vector<Hit>& hits, double elapsed_ms,
+                  const std::vector<SourceSpan>& truths, std::size_t k) {
+  json chunks = json::array();
+  for (const Hit& h : hits) {
+    const Chunk& c = index.chunks()[h.chunk];
+    json item = {{"file_path", c.file_path},
+                 {"first_character_index", c.first_char},
+                 {"last_character_index", c.last_char},
+                 {"first_line", c.first_line},
+                 {"last_line", c.last_line},
+                 {"text", c.text},
+                 {"file_type", c.kind},
+                 {"score", h.score}};
+    if (!c.section.empty()) item["section"] = c.section;
+    chunks.push_back(std::move(item));
+  }
+  json metrics = {{"search_time_ms", elapsed_ms}, {"total_chunks", index.chunks().size()}};
+  if (!truths.empty()) {
+    const Question truth{"query", query, truths, {}};
+    const ResultsFile results{{{"query", query, to_sources(index, hits), elapsed_ms}}, k};
+    metrics["recall@5"] = evaluate({truth}, results, {5}).recall.at(5);
+  }
+  return {{"query", query}, {"retrieved_chunks", std::move(chunks)}, {"strategy", index.strategy()},
+          {"metrics", std::move(metrics)}};
+}
+
+// One query's results for people: each hit's place, section and score, then its matching lines.
+std::string results_text(const Index& index, const std::string& query, const std::vector<Hit>& hits, double elapsed_ms,
+                         const json& metrics) {
+  const cli::Highlighter highlighter(query, cli::stdout_takes_color());
+  std::ostringstream out;
+  for (const Hit& h : hits) {
+    const Chunk& c = index.chunks()[h.chunk];
+    out << highlighter.strong(cli::location(c.file_path, c.first_line, c.last_line));
+    if (!c.section.empty()) out << "  " << c.section;
+    std::ostringstream score;
+    score << std::fixed << std::setprecision(2) << h.score;
+    out << "  " << highlighter.faint(score.str()) << "\n"
+        << highlighter.matching_lines(c.text, c.first_line, 4) << "\n";
+  }
+  std::ostringstream summary;
+  summary << std::fixed << std::setprecision(2) << hits.size() << " results in " << elapsed_ms << " ms, "
+          << index.strategy();
+  if (metrics.contains("recall@5")) summary << ", recall@5 " << metrics["recall@5"].get<double>();
+  out << highlighter.faint(summary.str()) << "\n";
+  return out.str();
+}
+
 }  // namespace
 
 int search(const cli::Invocation& inv) {
   cli::po::options_description options("search options");
   cli::add_pipeline_options(options);
+  cli::add_format_option(options);
   options.add_options()
-      ("query", cli::po::value<std::string>(), "the question")
-      ("k", cli::po::value<long long>()->default_value(10), "number of results (1-1000)")
+      ("query", cli::po::value<std::vector<std::string>>(), "the question (its words, quoted or not; - reads one per line)")
+      ("k,k", cli::po::value<long long>()->default_value(10), "number of results (1-1000)")
       ("truth", cli::po::value<std::vector<std::string>>(), "a ground-truth span FILE:FIRST:LAST, to report recall@5");
   cli::po::positional_options_description positional;
-  positional.add("query", 1);
-  const auto vm = cli::parse(inv, "QUERY [--k N] [--pipeline FILE] [--truth FILE:FIRST:LAST]", options, positional);
+  positional.add("query", -1);
+  const auto vm = cli::parse(inv, "QUERY... [-k N] [--pipeline NAME|FILE] [--format text|json] [--truth FILE:FIRST:LAST]",
+                             options, positional);
   if (!vm) return 0;
-  if (!vm->count("query")) throw Error("rag search: no query given (rag search \"your question\")");
-  const std::string query = (*vm)["query"].as<std::string>();
-  if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag search: the query is empty");
+  if (!vm->count("query"))
+    throw Error("rag search: no query given (rag search \"your question\", or rag search - to read one query a line)");
+  const std::string query = cli::joined_words((*vm)["query"].as<std::vector<std::string>>());
+  const bool from_input = query == "-";
+  if (!from_input && query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag search: the query is empty");
   const std::size_t k = cli::read_k(*vm, 1000);
-  cli::LoadedPipeline loaded(*vm);
-  const Pipeline& pipeline = loaded.pipeline;
-  const Index index(pipeline, loaded.stages);
-  warn(index);
+  const cli::Format format = cli::read_format(*vm);
+  std::vector<SourceSpan> truths;
+  if (vm->count("truth"))
+    for (const auto& t : (*vm)["truth"].as<std::vector<std::string>>()) truths.push_back(parse_truth(t));
+  if (from_input && !truths.empty()) throw Error("rag search: --truth is for one query; with - use search_dataset and evaluate");
 
+  cli::LoadedPipeline loaded(*vm);
+  const Index index(loaded.pipeline, loaded.stages);
+  warn(index);
+  check_truth_files(truths, index);
   if (k > index.chunks().size())
     std::cerr << "warning: --k " << k << " is more than the " << index.chunks().size()
               << " chunks of the index; returning at most those\n";
 
-  const auto start = Clock::now();
-  const std::vector<Hit> hits = index.search(query, k);
-  const double elapsed = milliseconds_since(start);
-  if (hits.empty()) std::cerr << "note: no chunk of the index matches any word of the query\n";
-
-  json chunks = json::array();
-  for (const Hit& h : hits) {
-    const Chunk& c = index.chunks()[h.chunk];
-    json item = {{"file_path", c.file_path},           {"first_character_index", c.first_char},
-                 {"last_character_index", c.last_char}, {"text", c.text},
-                 {"file_type", c.kind},                 {"score", h.score}};
-    if (!c.section.empty()) item["section"] = c.section;
-    chunks.push_back(std::move(item));
+  const auto answer = [&](const std::string& text) {
+    const auto start = Clock::now();
+    const std::vector<Hit> hits = index.search(text, k);
+    const double elapsed = milliseconds_since(start);
+    const json result = results_json(index, text, hits, elapsed, truths, k);
+    if (format == cli::Format::json) cli::print(from_input ? result.dump() : result.dump(2));
+    else std::cout << results_text(index, text, hits, elapsed, result["metrics"]) << std::flush;
+    return hits.empty();
+  };
+  if (!from_input) {
+    if (answer(query)) std::cerr << "note: no chunk of the index matches any word of the query\n";
+    return 0;
   }
-  json metrics = {{"search_time_ms", elapsed}, {"total_chunks", index.chunks().size()}};
-  if (vm->count("truth")) {
-    Question truth{"query", query, {}, {}};
-    for (const auto& t : (*vm)["truth"].as<std::vector<std::string>>()) truth.sources.push_back(parse_truth(t));
-    const ResultsFile results{{{"query", query, to_sources(index, hits), elapsed}}, k};
-    metrics["recall@5"] = evaluate({truth}, results, {5}).recall.at(5);
+  // One query a line; blank lines are passed over, a line that is not UTF-8 stops with its number.
+  std::string line;
+  for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (!utf8::is_valid(line)) throw Error("standard input, line " + std::to_string(number) + ": not valid UTF-8");
+    answer(line);
   }
-  const json out = {{"query", query}, {"retrieved_chunks", std::move(chunks)}, {"strategy", index.strategy()},
-                    {"metrics", std::move(metrics)}};
-  cli::print(out.dump(2));
   return 0;
 }
 
@@ -106,8 +189,14 @@ int search_dataset(const cli::Invocation& inv) {
   warn(index);
 
   const ResultsFile results = search_questions(index, questions, k);
+  create_folder(output.parent_path());
   save_results(output, results);
   std::cerr << "wrote " << output.string() << " (" << questions.size() << " questions, k=" << k << ")\n";
+  const auto short_of_k = std::count_if(results.results.begin(), results.results.end(),
+                                        [&](const SearchResult& r) { return r.sources.size() < k; });
+  if (short_of_k > 0)
+    std::cerr << "note: " << short_of_k << " of the questions got fewer than " << k
+              << " sources: no more chunks of the index match their words\n";
   return 0;
 }
 

@@ -7,7 +7,8 @@
 namespace rag {
 namespace {
 
-constexpr std::uint32_t kFormat = 1;
+constexpr std::uint32_t kFormat = 2;  // 2: line numbers
+constexpr std::size_t kSpanFields = 6;  // characters, bytes and lines, first and last
 
 }  // namespace
 
@@ -27,7 +28,7 @@ void save_chunks(const std::filesystem::path& file, ChunkList chunks) {
   std::vector<std::uint64_t> text_ends;
   for (const auto& c : chunks) {
     refs.insert(refs.end(), {intern(c.file_path), intern(c.kind), intern(c.section)});
-    spans.insert(spans.end(), {c.first_char, c.last_char, c.first_byte, c.last_byte});
+    spans.insert(spans.end(), {c.first_char, c.last_char, c.first_byte, c.last_byte, c.first_line, c.last_line});
     texts += c.text;
     text_ends.push_back(texts.size());
   }
@@ -52,7 +53,7 @@ std::vector<Chunk> load_chunks(const std::filesystem::path& file) {
   const std::string texts = in.str();
   in.expect_end();
   const std::size_t n = text_ends.size();
-  if (refs.size() != 3 * n || spans.size() != 4 * n || (n && text_ends.back() != texts.size()))
+  if (refs.size() != 3 * n || spans.size() != kSpanFields * n || (n && text_ends.back() != texts.size()))
     throw Error(file.string() + " is inconsistent: the index is damaged; run `rag index` to rebuild it");
   std::vector<Chunk> chunks(n);
   std::uint64_t text_begin = 0;
@@ -64,10 +65,13 @@ std::vector<Chunk> load_chunks(const std::filesystem::path& file) {
     c.file_path = strings[refs[3 * i]];
     c.kind = strings[refs[3 * i + 1]];
     c.section = strings[refs[3 * i + 2]];
-    c.first_char = spans[4 * i];
-    c.last_char = spans[4 * i + 1];
-    c.first_byte = spans[4 * i + 2];
-    c.last_byte = spans[4 * i + 3];
+    const std::uint64_t* span = &spans[kSpanFields * i];
+    c.first_char = span[0];
+    c.last_char = span[1];
+    c.first_byte = span[2];
+    c.last_byte = span[3];
+    c.first_line = span[4];
+    c.last_line = span[5];
     if (text_ends[i] < text_begin || text_ends[i] > texts.size())
       throw Error(file.string() + " is inconsistent: the index is damaged; run `rag index` to rebuild it");
     c.text = texts.substr(text_begin, text_ends[i] - text_begin);

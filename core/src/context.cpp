@@ -85,6 +85,8 @@ void merge_into(Chunk& into, const Chunk& next, const SourceFile* file) {
   into.last_char = std::max(into.last_char, next.last_char);
   into.first_byte = first_byte;
   into.last_byte = last_byte;
+  into.first_line = std::min(into.first_line, next.first_line);
+  into.last_line = std::max(into.last_line, next.last_line);
 }
 
 // The text of consecutive chunks of one file: the file's slice when it matches them all, else
@@ -205,6 +207,8 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, const 
       p.chunk.last_char = file->char_offset(last_byte);
       p.chunk.first_byte = first_byte;
       p.chunk.last_byte = last_byte;
+      p.chunk.first_line = file->line_of(first_byte);
+      p.chunk.last_line = last_byte > first_byte ? file->line_of(last_byte - 1) : p.chunk.first_line;
       p.chunk.text = std::string(file->slice({first_byte, last_byte}));
       // The kind decides how a generator reads the text: take that of a chunk of the same file.
       if (const auto it = by_file_.find(span.file_path); it != by_file_.end()) p.chunk.kind = chunks_[it->second[0]].kind;
@@ -277,6 +281,9 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
       p.chunk.text = cut_to(p.chunk.text, config_.budget);
       size = char_count(p.chunk.text);
       p.chunk.last_char = p.chunk.first_char + size;
+      // The line of the last character kept: line breaks before it move the first line down.
+      const std::string_view kept(p.chunk.text.data(), p.chunk.text.empty() ? 0 : p.chunk.text.size() - 1);
+      p.chunk.last_line = p.chunk.first_line + static_cast<std::size_t>(std::count(kept.begin(), kept.end(), '\n'));
     }
     used += size;
     Evidence e;
@@ -284,6 +291,8 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
     e.file_path = p.chunk.file_path;
     e.first_char = p.chunk.first_char;
     e.last_char = p.chunk.last_char;
+    e.first_line = p.chunk.first_line;
+    e.last_line = p.chunk.last_line;
     e.kind = p.chunk.kind;
     e.section = p.chunk.section;
     e.text = std::move(p.chunk.text);
@@ -323,9 +332,10 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
       }
       if (!reaches || run.empty()) break;
       const std::size_t first = run.front()->first_char;
-      const std::size_t last = (*std::max_element(run.begin(), run.end(), [](const Chunk* a, const Chunk* b) {
-                                 return a->last_char < b->last_char;
-                               }))->last_char;
+      const Chunk& last_chunk = **std::max_element(run.begin(), run.end(), [](const Chunk* a, const Chunk* b) {
+        return a->last_char < b->last_char;
+      });
+      const std::size_t last = last_chunk.last_char;
       if (first >= e.first_char && last <= e.last_char) {
         const std::size_t cut = level.rfind(separator);
         level = cut == std::string::npos ? "" : level.substr(0, cut);
@@ -340,6 +350,8 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
       parent.file_path = e.file_path;
       parent.first_char = first;
       parent.last_char = last;
+      parent.first_line = run.front()->first_line;
+      parent.last_line = last_chunk.last_line;
       parent.kind = e.kind;
       parent.section = level;
       parent.text = join_chunks(run, files);

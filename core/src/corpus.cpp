@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rag/binary_file.hpp"
 #include "rag/checksum.hpp"
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
@@ -64,17 +65,105 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
   return listing;
 }
 
-std::optional<SourceFile> read_source(const CorpusEntry& entry, std::string& why) {
+namespace {
+
+std::string content_digest(std::string_view bytes) { return Digest().add(bytes).hex(); }
+
+constexpr std::uint32_t kSnapshotFormat = 1;
+
+// "3 changed (a, b, c, ...)": nothing for an empty list.
+std::string describe_list(const std::vector<std::string>& paths, const char* what, std::size_t shown) {
+  if (paths.empty()) return "";
+  std::string out = std::to_string(paths.size()) + " " + what + " (";
+  for (std::size_t i = 0; i < paths.size() && i < shown; ++i) out += (i ? ", " : "") + paths[i];
+  return out + (paths.size() > shown ? ", ...)" : ")");
+}
+
+}  // namespace
+
+SourceRead read_source(const CorpusEntry& entry) {
+  SourceRead read;
   std::string text = read_file(entry.path);
+  read.digest = content_digest(text);
   if (text.find('\0') != std::string::npos) {
-    why = "binary (NUL bytes)";
-    return std::nullopt;
+    read.why = "binary (NUL bytes)";
+  } else if (!utf8::is_valid(text)) {
+    read.why = "not valid UTF-8";
+  } else {
+    read.file.emplace(entry.name, entry.relative_path, std::move(text));
   }
-  if (!utf8::is_valid(text)) {
-    why = "not valid UTF-8";
-    return std::nullopt;
+  return read;
+}
+
+void CorpusSnapshot::save(const fs::path& file) const {
+  std::vector<std::uint64_t> sizes;
+  std::vector<std::int64_t> times;
+  BinaryWriter out("corpus", kSnapshotFormat);
+  out.u64(files.size());
+  for (const auto& f : files) {
+    out.str(f.relative_path);
+    out.str(f.digest);
+    sizes.push_back(f.size);
+    times.push_back(f.modified);
   }
-  return SourceFile(entry.name, entry.relative_path, std::move(text));
+  out.array<std::uint64_t>(sizes);
+  out.array<std::int64_t>(times);
+  out.save(file);
+}
+
+CorpusSnapshot CorpusSnapshot::load(const fs::path& file) {
+  BinaryReader in(file, "corpus", kSnapshotFormat);
+  CorpusSnapshot snapshot;
+  snapshot.files.resize(in.u64());
+  for (auto& f : snapshot.files) {
+    f.relative_path = in.str();
+    f.digest = in.str();
+  }
+  const auto sizes = in.array<std::uint64_t>();
+  const auto times = in.array<std::int64_t>();
+  in.expect_end();
+  if (sizes.size() != snapshot.files.size() || times.size() != snapshot.files.size())
+    throw Error(file.string() + " is inconsistent: the index is damaged; run `rag index` to rebuild it");
+  for (std::size_t i = 0; i < snapshot.files.size(); ++i) {
+    snapshot.files[i].size = sizes[i];
+    snapshot.files[i].modified = times[i];
+  }
+  return snapshot;
+}
+
+std::string CorpusChanges::describe(std::size_t shown) const {
+  std::string out;
+  for (const auto& part : {describe_list(changed, "changed", shown), describe_list(added, "added", shown),
+                           describe_list(removed, "removed", shown)})
+    if (!part.empty()) out += (out.empty() ? "" : ", ") + part;
+  return out;
+}
+
+CorpusChanges compare_corpus(const CorpusSnapshot& snapshot, const CorpusListing& now) {
+  CorpusChanges changes;
+  // Both lists are sorted by path: walk them side by side.
+  auto then = snapshot.files.begin();
+  auto current = now.files.begin();
+  while (then != snapshot.files.end() || current != now.files.end()) {
+    if (current == now.files.end() || (then != snapshot.files.end() && then->relative_path < current->relative_path)) {
+      changes.removed.push_back((then++)->relative_path);
+    } else if (then == snapshot.files.end() || current->relative_path < then->relative_path) {
+      changes.added.push_back((current++)->relative_path);
+    } else {
+      bool same = then->size == current->size && then->modified == current->modified;
+      if (!same && then->size == current->size && !then->digest.empty()) {
+        try {
+          same = content_digest(read_file(current->path)) == then->digest;
+        } catch (const Error&) {
+          // unreadable now: changed
+        }
+      }
+      if (!same) changes.changed.push_back(current->relative_path);
+      ++then;
+      ++current;
+    }
+  }
+  return changes;
 }
 
 }  // namespace rag

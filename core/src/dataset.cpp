@@ -114,7 +114,7 @@ ResultsFile load_results(const std::filesystem::path& file) {
     if (sources.size() > kMaxResultsK) throw Error(r.where() + ": more than 10 retrieved sources");
     for (std::size_t s = 0; s < sources.size(); ++s) {
       const std::string where = r.where() + ", source " + std::to_string(s + 1);
-      RetrievedSource source{read_span(sources[s], where), 0, "", ""};
+      RetrievedSource source{read_span(sources[s], where), 0, "", "", 0, 0};
       if (source.span.last - source.span.first > kMaxSourceChars)
         throw Error(where + ": longer than 2000 characters, which the grader rejects");
       result.sources.push_back(std::move(source));
@@ -139,9 +139,9 @@ json result_to_json(const SearchResult& r) {
   for (const auto& s : r.sources) {
     json source = {{"file_path", s.span.file_path},
                    {"first_character_index", s.span.first},
-                   {"last_character_index", s.span.last},
-                   {"score", s.score},
-                   {"file_type", s.file_type}};
+                   {"last_character_index", s.span.last}};
+    if (s.first_line != 0) source.update({{"first_line", s.first_line}, {"last_line", s.last_line}});
+    source.update({{"score", s.score}, {"file_type", s.file_type}});
     if (!s.section.empty()) source["section"] = s.section;
     sources.push_back(std::move(source));
   }

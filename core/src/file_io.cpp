@@ -29,13 +29,19 @@ std::string read_file(const std::filesystem::path& path) {
   return content;
 }
 
+void create_folder(const std::filesystem::path& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw Error(folder.string() + ": cannot create folder (" + ec.message() + "); choose a folder you can write to");
+}
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   std::error_code ec;
   const auto parent = path.parent_path();
-  if (!parent.empty()) {
-    std::filesystem::create_directories(parent, ec);
-    if (ec) throw Error(parent.string() + ": cannot create folder (" + ec.message() + "); choose a folder you can write to");
-  }
+  // A mistyped folder is not made silently: the file would land where nobody looks.
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw Error(parent.string() + (std::filesystem::exists(parent, ec) ? ": not a folder" : ": no such folder") +
+                "; create it first, or write " + path.filename().string() + " elsewhere");
   std::random_device random;
   const auto temporary = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

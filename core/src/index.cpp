@@ -12,6 +12,7 @@
 #include <ctime>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "rag/chunk_store.hpp"
 #include "rag/corpus.hpp"
@@ -27,6 +28,7 @@ using json = nlohmann::json;
 namespace {
 
 constexpr const char* kManifest = "manifest.json";
+constexpr const char* kCorpusSnapshot = "corpus.bin";
 
 // The manifest of the pipeline's index: nothing when there is none, null when it is damaged.
 std::optional<json> try_manifest(const Pipeline& pipeline) {
@@ -70,6 +72,21 @@ std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
   if (hash != pipeline.content_hash())
     return "the index at " + display_path(pipeline.index_dir) + " was built with another configuration of the pipeline";
   return "";
+}
+
+// How the corpus changed since the index of `manifest` was built, by content ("" when it did not);
+// `snapshot` gives what it held then, read when needed. Throws rag::Error when the corpus is gone.
+template <class Snapshot>
+std::string corpus_changes(const Pipeline& pipeline, const json& manifest, Snapshot snapshot) {
+  const CorpusListing now = list_corpus(pipeline);
+  if (string_at(manifest, "/corpus/fingerprint") == now.fingerprint) return "";
+  const CorpusChanges changes = compare_corpus(snapshot(), now);
+  if (changes.empty()) return "";
+  return "the corpus at " + pipeline.corpus_root + " changed since the index was built: " + changes.describe();
+}
+
+fs::path generation_of(const Pipeline& pipeline, const json& manifest) {
+  return pipeline.index_dir / string_at(manifest, "/generation");
 }
 
 std::string new_generation() {
@@ -127,6 +144,7 @@ std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, co
     c.last_byte = span.bytes.end;
     c.first_char = file.char_offset(span.bytes.begin);
     c.last_char = file.char_offset(span.bytes.end);
+    std::tie(c.first_line, c.last_line) = file.lines_of(span.bytes);
     c.text = std::string(file.slice(span.bytes));
     out.push_back(std::move(c));
   }
@@ -147,32 +165,33 @@ IndexReport build_index(const Pipeline& pipeline, PipelineStages& stages) {
   const std::size_t n = listing.files.size();
   std::vector<std::vector<Chunk>> per_file(n);
   std::vector<std::string> skipped(n);
+  CorpusSnapshot snapshot;
+  for (const CorpusEntry& entry : listing.files)
+    snapshot.files.push_back({entry.relative_path, entry.size, entry.modified, ""});
   {
     Progress progress("chunking", n);
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
       const CorpusEntry& entry = listing.files[i];
       const std::vector<const ChunkerRule*> rules = pipeline.chunkers_for(entry.relative_path);
+      SourceRead read;
+      try {
+        if (!rules.empty()) read = read_source(entry);
+        snapshot.files[i].digest = read.digest;
+      } catch (const Error& e) {
+        // A file that vanished or became unreadable mid-run is passed over, not fatal.
+        read.why = e.what();
+      }
       if (rules.empty()) {
         skipped[i] = entry.relative_path + ": skipped, no chunker in the pipeline handles it";
+      } else if (!read.file) {
+        skipped[i] = entry.relative_path + ": skipped, " + read.why;
       } else {
-        std::string why;
-        std::optional<SourceFile> file;
-        try {
-          file = read_source(entry, why);
-        } catch (const Error& e) {
-          // A file that vanished or became unreadable mid-run is passed over, not fatal.
-          why = e.what();
-        }
-        if (!file) {
-          skipped[i] = entry.relative_path + ": skipped, " + why;
-        } else {
-          for (const ChunkerRule* rule : rules) {
-            const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
-            try {
-              for (Chunk& c : chunk_file(*file, *chunkers[r], rule->plugin)) per_file[i].push_back(std::move(c));
-            } catch (const Error& e) {
-              throw Error(rule->where + ": chunking " + entry.relative_path + ": " + e.what());
-            }
+        for (const ChunkerRule* rule : rules) {
+          const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
+          try {
+            for (Chunk& c : chunk_file(*read.file, *chunkers[r], rule->plugin)) per_file[i].push_back(std::move(c));
+          } catch (const Error& e) {
+            throw Error(rule->where + ": chunking " + entry.relative_path + ": " + e.what());
           }
         }
       }
@@ -209,6 +228,7 @@ IndexReport build_index(const Pipeline& pipeline, PipelineStages& stages) {
   if (ec) throw Error(generation_dir.string() + ": cannot create folder (" + ec.message() + ")");
   try {
     save_chunks(generation_dir / "chunks.bin", chunks);
+    snapshot.save(generation_dir / kCorpusSnapshot);
     retriever->save(generation_dir / "retriever");
   } catch (...) {
     fs::remove_all(generation_dir, ec);
@@ -265,10 +285,10 @@ IndexState inspect_index(const Pipeline& pipeline) {
   state.why = incompatibility(state.manifest, pipeline);
   if (!state.why.empty()) return state;
   try {
-    if (string_at(state.manifest, "/corpus/fingerprint") != list_corpus(pipeline).fingerprint) {
-      state.why = "the corpus at " + pipeline.corpus_root + " changed since the index was built";
-      return state;
-    }
+    state.why = corpus_changes(pipeline, state.manifest, [&] {
+      return CorpusSnapshot::load(generation_of(pipeline, state.manifest) / kCorpusSnapshot);
+    });
+    if (!state.why.empty()) return state;
   } catch (const Error& e) {
     state.why = e.what();  // the corpus is gone: the index cannot be rebuilt as it is
     return state;
@@ -278,6 +298,7 @@ IndexState inspect_index(const Pipeline& pipeline) {
 }
 
 Index::Index(const Pipeline& pipeline, PipelineStages& stages) {
+  CorpusSnapshot corpus;
   const std::string damaged = " is damaged; run `" + pipeline.command("index") + "` to rebuild it";
   const auto open = [&] {
     manifest_ = read_manifest(pipeline);
@@ -292,6 +313,7 @@ Index::Index(const Pipeline& pipeline, PipelineStages& stages) {
       }
       const fs::path generation_dir = pipeline.index_dir / manifest_.at("generation").get<std::string>();
       chunks_ = load_chunks(generation_dir / "chunks.bin");
+      corpus = CorpusSnapshot::load(generation_dir / kCorpusSnapshot);  // read whole: a damaged one is refused now
       retriever_ = stages.take_retriever();
       retriever_->load(generation_dir / "retriever", chunks_);
     } catch (const json::exception&) {
@@ -315,9 +337,8 @@ Index::Index(const Pipeline& pipeline, PipelineStages& stages) {
     }
   }
   try {
-    if (string_at(manifest_, "/corpus/fingerprint") != list_corpus(pipeline).fingerprint)
-      warnings_.push_back("the corpus at " + pipeline.corpus_root +
-                          " changed since the index was built; results may point at old text (run `" + pipeline.command("index") + "`)");
+    if (const auto changes = corpus_changes(pipeline, manifest_, [&]() -> const CorpusSnapshot& { return corpus; }); !changes.empty())
+      warnings_.push_back(changes + "; results may point at old text (run `" + pipeline.command("index") + "`)");
   } catch (const Error& e) {
     warnings_.push_back(e.what());  // the index holds the text: a missing corpus does not stop a search
   }
@@ -360,7 +381,7 @@ std::vector<RetrievedSource> to_sources(const Index& index, const std::vector<Hi
   std::vector<RetrievedSource> out;
   for (const Hit& h : hits) {
     const Chunk& c = index.chunks()[h.chunk];
-    out.push_back({{c.file_path, c.first_char, c.last_char}, h.score, c.kind, c.section});
+    out.push_back({{c.file_path, c.first_char, c.last_char}, h.score, c.kind, c.section, c.first_line, c.last_line});
   }
   return out;
 }

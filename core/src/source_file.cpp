@@ -10,6 +10,8 @@ namespace rag {
 SourceFile::SourceFile(std::string name, std::string relative_path, std::string text)
     : name_(std::move(name)), relative_path_(std::move(relative_path)), text_(std::move(text)) {
   if (!utf8::is_valid(text_)) throw Error(name_ + ": not valid UTF-8");
+  for (std::size_t at = text_.find('\n'); at != std::string::npos; at = text_.find('\n', at + 1))
+    line_ends_.push_back(at);
   const bool ascii = std::all_of(text_.begin(), text_.end(),
                                  [](char c) { return static_cast<unsigned char>(c) < 0x80; });
   if (ascii) return;
@@ -26,6 +28,11 @@ SourceFile::SourceFile(std::string name, std::string relative_path, std::string 
 std::size_t SourceFile::char_offset(std::size_t byte) const {
   if (char_at_byte_.empty()) return std::min(byte, text_.size());
   return char_at_byte_[std::min(byte, text_.size())];
+}
+
+std::size_t SourceFile::line_of(std::size_t byte) const {
+  // Lines before `byte`: the line ends strictly before it.
+  return 1 + static_cast<std::size_t>(std::lower_bound(line_ends_.begin(), line_ends_.end(), byte) - line_ends_.begin());
 }
 
 std::size_t SourceFile::byte_offset(std::size_t char_index) const {

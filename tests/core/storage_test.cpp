@@ -3,6 +3,7 @@
 
 #include "rag/binary_file.hpp"
 #include "rag/chunk_store.hpp"
+#include "rag/corpus.hpp"
 #include "rag/dataset.hpp"
 #include "rag/file_io.hpp"
 #include "rag/source_file.hpp"
@@ -65,9 +66,9 @@ TEST(BinaryFile, DetectsDamageAndOtherVersions) {
 TEST(ChunkStore, RoundTrip) {
   testing::TempDir dir;
   const std::vector<Chunk> chunks = {
-      {"data/a.py", "python", "a.f", 0, 10, 0, 10, "def f(): 1"},
-      {"data/a.py", "python", "a", 12, 20, 12, 22, "x = 'é é'"},
-      {"data/b.md", "markdown", "T > S", 5, 9, 5, 9, "text"},
+      {"data/a.py", "python", "a.f", 0, 10, 0, 10, "def f(): 1", 1, 1},
+      {"data/a.py", "python", "a", 12, 20, 12, 22, "x = 'é é'", 3, 3},
+      {"data/b.md", "markdown", "T > S", 5, 9, 5, 9, "te\nxt", 2, 3},
   };
   save_chunks(dir / "chunks.bin", chunks);
   const auto loaded = load_chunks(dir / "chunks.bin");
@@ -80,11 +81,47 @@ TEST(ChunkStore, RoundTrip) {
     EXPECT_EQ(loaded[i].last_char, chunks[i].last_char);
     EXPECT_EQ(loaded[i].last_byte, chunks[i].last_byte);
     EXPECT_EQ(loaded[i].text, chunks[i].text);
+    EXPECT_EQ(loaded[i].first_line, chunks[i].first_line);
+    EXPECT_EQ(loaded[i].last_line, chunks[i].last_line);
   }
+}
+
+TEST(CorpusSnapshot, ChangesAreDecidedByContent) {
+  testing::TempDir dir;
+  dir.write("repo/same.md", "same");
+  dir.write("repo/touched.md", "touched");
+  dir.write("repo/edited.md", "before");
+  dir.write("repo/gone.md", "gone");
+  Pipeline pipeline;
+  pipeline.corpus_root = "repo";
+  pipeline.corpus_dir = dir / "repo";
+  const CorpusListing then = list_corpus(pipeline);
+  CorpusSnapshot snapshot;
+  for (const auto& entry : then.files) snapshot.files.push_back({entry.relative_path, entry.size, entry.modified, read_source(entry).digest});
+  snapshot.save(dir / "corpus.bin");
+  const CorpusSnapshot loaded = CorpusSnapshot::load(dir / "corpus.bin");
+  ASSERT_EQ(loaded.files.size(), 4u);
+  EXPECT_EQ(loaded.files[0].digest, snapshot.files[0].digest);
+  EXPECT_TRUE(compare_corpus(loaded, list_corpus(pipeline)).empty());
+
+  const auto later = std::filesystem::last_write_time(dir / "repo/touched.md") + std::chrono::hours(1);
+  std::filesystem::last_write_time(dir / "repo/touched.md", later);
+  dir.write("repo/edited.md", "after!");  // the same size, other bytes
+  std::filesystem::last_write_time(dir / "repo/edited.md", later);
+  std::filesystem::remove(dir / "repo/gone.md");
+  dir.write("repo/new.md", "new");
+  const CorpusChanges changes = compare_corpus(loaded, list_corpus(pipeline));
+  EXPECT_EQ(changes.changed, std::vector<std::string>{"edited.md"});
+  EXPECT_EQ(changes.added, std::vector<std::string>{"new.md"});
+  EXPECT_EQ(changes.removed, std::vector<std::string>{"gone.md"});
+  EXPECT_EQ(changes.describe(), "1 changed (edited.md), 1 added (new.md), 1 removed (gone.md)");
+  EXPECT_EQ((CorpusChanges{{"a", "b", "c", "d"}, {}, {}}).describe(2), "4 changed (a, b, ...)");
 }
 
 TEST(FileIo, AtomicWriteReplacesWholeAndLeavesNoTemporaries) {
   testing::TempDir dir;
+  EXPECT_THROW(write_file_atomically(dir / "sub/out.json", "first"), Error);  // no such folder: not made silently
+  create_folder(dir / "sub");
   write_file_atomically(dir / "sub/out.json", "first");
   write_file_atomically(dir / "sub/out.json", "second");
   EXPECT_EQ(read_file(dir / "sub/out.json"), "second");
@@ -151,6 +188,18 @@ TEST(SourceFile, CodePointOffsets) {
   EXPECT_EQ(f.byte_offset(5), 11u);
   EXPECT_THROW(SourceFile("bad", "bad", "\xC3("), Error);
   EXPECT_THROW(SourceFile("overlong", "overlong", "\xC0\xAF"), Error);
+}
+
+TEST(SourceFile, LineNumbersCountLineFeeds) {
+  // Lines end at "\n" (a CRLF's CR belongs to its line); the last line needs no line end.
+  const SourceFile f("x", "x", "one\r\ntwo\n\nfour");
+  EXPECT_EQ(f.line_of(0), 1u);
+  EXPECT_EQ(f.line_of(4), 1u);  // the \n of line 1
+  EXPECT_EQ(f.line_of(5), 2u);
+  EXPECT_EQ(f.line_of(9), 3u);  // the empty line 3
+  EXPECT_EQ(f.line_of(10), 4u);
+  EXPECT_EQ(f.lines_of({0, 5}), (std::pair<std::size_t, std::size_t>{1, 1}));  // ends with its line end
+  EXPECT_EQ(f.lines_of({5, 14}), (std::pair<std::size_t, std::size_t>{2, 4}));
 }
 
 }  // namespace

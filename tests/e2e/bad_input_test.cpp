@@ -426,10 +426,46 @@ TEST_F(BadSearch, KAboveTheNumberOfChunksIsAWarning) {
   EXPECT_LT(hits, 1000u);
 }
 
+TEST_F(BadSearch, TruthSpansAreChecked) {
+  expect_error("search port --truth repo/pkg/server.py:50:20 --pipeline pipeline.yaml",
+               "--truth repo/pkg/server.py:50:20: the first character must come before the last");
+  expect_error("search port --truth repo/pkg/server.py:5:5 --pipeline pipeline.yaml", "must come before the last");
+  // A path without the results' prefix matches nothing: said, with the file it may mean.
+  const Outcome r = expect_success("search port --truth pkg/server.py:0:50 --pipeline pipeline.yaml",
+                                   "warning: --truth names pkg/server.py, which matches no file of the index");
+  EXPECT_THAT(r.err, HasSubstr("did you mean repo/pkg/server.py?"));
+  EXPECT_EQ(json::parse(r.out)["metrics"]["recall@5"], 0.0);
+}
+
+TEST_F(BadSearch, FewerSourcesThanAskedIsANote) {
+  dir_.write("few.json", R"({"rag_questions": [{"question_id": "a", "question": "port"},
+                                               {"question_id": "b", "question": "zzqx wvvk"}]})");
+  expect_success("search_dataset --dataset_path few.json --save_directory out --k 10 --pipeline pipeline.yaml",
+                 "note: 2 of the questions got fewer than 10 sources");
+}
+
+TEST_F(BadSearch, CommandsWithoutAPipelineSaySo) {
+  dir_.write("answered.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
+  expect_error("evaluate answered.json answered.json --pipeline pipeline.yaml", "evaluate reads the files it is given and uses no pipeline");
+  expect_error("evaluate_answers answered.json answered.json --pipeline pipeline.yaml", "uses no pipeline");
+}
+
 TEST_F(BadSearch, CorpusChangedOrGoneIsAWarning) {
+  // Touched, or the same bytes written back: not a change.
+  const std::string guide = testing::read_all(dir_ / "repo/docs/guide.md");
+  fs::last_write_time(dir_ / "repo/pkg/server.py", fs::last_write_time(dir_ / "repo/pkg/server.py") + std::chrono::hours(1));
+  dir_.write("repo/docs/guide.md", guide);
+  EXPECT_THAT(expect_success("search port --pipeline pipeline.yaml").err, Not(HasSubstr("warning")));
+  // Changed, added and removed files are counted and named.
+  dir_.write("repo/docs/guide.md", guide + "\nOne more line.\n");
   dir_.write("repo/new.md", "# New\n");
+  dir_.write("repo/newer.md", "# Newer\n");
+  fs::remove(dir_ / "repo/notes.txt");
   EXPECT_THAT(expect_success("search port --pipeline pipeline.yaml").err,
-              HasSubstr("warning: the corpus at repo changed since the index was built"));
+              HasSubstr("warning: the corpus at repo changed since the index was built: 1 changed (docs/guide.md), "
+                        "2 added (new.md, newer.md), 1 removed (notes.txt); results may point at old text (run "
+                        "`rag index --pipeline pipeline.yaml`)"));
   fs::rename(dir_ / "repo", dir_ / "elsewhere");  // the index holds the text: search goes on
   const Outcome r = expect_success("search port --pipeline pipeline.yaml --k 1", "warning: corpus folder repo");
   EXPECT_EQ(json::parse(r.out)["retrieved_chunks"][0]["file_path"], "repo/pkg/server.py");
@@ -461,7 +497,7 @@ TEST_F(BadSearch, IndexFromAnOlderFormat) {
   const auto version_at = 8 + 8 + std::string("chunks").size();
   bytes[version_at] = 0;
   dir_.write(chunks, bytes);
-  expect_error("search port --pipeline pipeline.yaml", "written in format 0, this program reads format 1; run `rag index`");
+  expect_error("search port --pipeline pipeline.yaml", "written in format 0, this program reads format 2; run `rag index`");
 }
 
 TEST_F(BadSearch, DamagedManifest) {
@@ -529,7 +565,19 @@ TEST_F(BadOutput, SaveDirectoryCannotBeCreated) {
   dir_.write("a-file", "x");
   expect_error("search_dataset --dataset_path one.json --save_directory a-file/out --pipeline pipeline.yaml",
                "a-file/out: cannot create folder (Not a directory); choose a folder you can write to");
-  expect_error("chunks --export a-file/chunks.jsonl --pipeline pipeline.yaml", "a-file: cannot create folder");
+  expect_error("chunks --export a-file/chunks.jsonl --pipeline pipeline.yaml", "a-file: not a folder");
+}
+
+TEST_F(BadOutput, FilesGoOnlyIntoFoldersThatExist) {
+  // A mistyped folder is an error, not a folder made where nobody looks.
+  expect_error("chunks --export nowhere/deep/x.jsonl --pipeline pipeline.yaml", "nowhere/deep: no such folder");
+  EXPECT_FALSE(fs::exists(dir_ / "nowhere"));
+  dir_.write("answered.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
+  ASSERT_EQ(rag("search_dataset --dataset_path one.json --save_directory made/here --pipeline pipeline.yaml").status, 0)
+      << "a --save_directory is made when missing";
+  dir_.write("made/here/answered.json", testing::read_all(dir_ / "made/here/one.json"));
+  expect_error("evaluate made/here/answered.json answered.json --per_question nowhere/q.json", "nowhere: no such folder");
 }
 
 TEST_F(BadOutput, SaveDirectoryCannotBeWritten) {

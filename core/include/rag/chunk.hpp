@@ -26,6 +26,8 @@ struct Chunk {
   std::size_t first_byte = 0;  ///< the same span in bytes
   std::size_t last_byte = 0;
   std::string text;
+  std::size_t first_line = 0;  ///< the lines of its first and last character, 1-based (see SourceFile::line_of)
+  std::size_t last_line = 0;
 };
 
 /// All chunks of an index, in a stable order; a chunk's position is its id.

@@ -30,8 +30,39 @@ struct CorpusListing {
 /// are harmless). Throws rag::Error when the root is missing or not a folder.
 CorpusListing list_corpus(const Pipeline& pipeline);
 
-/// Reads a corpus file. Returns nothing, and sets `why`, for files that are not text:
-/// NUL bytes (binary) or invalid UTF-8. Throws rag::Error when the file cannot be read.
-std::optional<SourceFile> read_source(const CorpusEntry& entry, std::string& why);
+/// A corpus file as read.
+struct SourceRead {
+  std::optional<SourceFile> file;  ///< nothing for files that are not text
+  std::string why;                 ///< why not: NUL bytes (binary) or invalid UTF-8
+  std::string digest;              ///< of its bytes, to tell a changed file from a touched one
+};
+/// Reads a corpus file. Throws rag::Error when the file cannot be read.
+SourceRead read_source(const CorpusEntry& entry);
+
+/// What the corpus held when an index was built: every listed file with its size, time and
+/// content digest, sorted by path. Saved with the index.
+struct CorpusSnapshot {
+  struct File {
+    std::string relative_path;
+    std::uint64_t size = 0;
+    std::int64_t modified = 0;
+    std::string digest;  ///< empty for a file that could not be read
+  };
+  std::vector<File> files;
+
+  void save(const std::filesystem::path& file) const;
+  /// Throws rag::Error when the file is missing or damaged.
+  static CorpusSnapshot load(const std::filesystem::path& file);
+};
+
+/// How a corpus differs from a snapshot, decided by content: a file whose size or time differs
+/// is read, and counts as changed only when its bytes do.
+struct CorpusChanges {
+  std::vector<std::string> changed, added, removed;  ///< paths below the corpus root
+  bool empty() const { return changed.empty() && added.empty() && removed.empty(); }
+  /// "2 files changed (a.md, b.py), 1 added (c.md)": counts, and the first `shown` of each.
+  std::string describe(std::size_t shown = 3) const;
+};
+CorpusChanges compare_corpus(const CorpusSnapshot& snapshot, const CorpusListing& now);
 
 }  // namespace rag

@@ -34,6 +34,8 @@ struct RetrievedSource {
   double score = 0;
   std::string file_type;
   std::string section;
+  std::size_t first_line = 0;  ///< 1-based, 0 when unknown (read from a results file)
+  std::size_t last_line = 0;
 };
 
 struct SearchResult {

@@ -11,8 +11,12 @@ namespace rag {
 std::string read_file(const std::filesystem::path& path);
 
 /// Writes `content` to a temporary file beside `path`, flushes it to disk and renames it over
-/// `path`. Creates missing parent folders. Throws rag::Error (and leaves `path` as it was) on
-/// any failure.
+/// `path`. Throws rag::Error (and leaves `path` as it was) on any failure, and when the folder
+/// of `path` does not exist.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+/// Creates `folder` and its parents when missing (a command's --save_directory). Throws
+/// rag::Error naming the folder when that fails.
+void create_folder(const std::filesystem::path& folder);
 
 }  // namespace rag

@@ -18,6 +18,8 @@ struct Evidence {
   std::string file_path;
   std::size_t first_char = 0;  ///< code points, end exclusive
   std::size_t last_char = 0;
+  std::size_t first_line = 0;  ///< the lines of its first and last character, 1-based
+  std::size_t last_line = 0;
   std::string kind;     ///< the chunker that made it: "python", "markdown", "text", ...
   std::string section;  ///< header path or qualified name, see Chunk::section
   std::string text;

@@ -21,8 +21,9 @@
 namespace rag {
 
 /// Bumped when the layout of the index folder or of chunks.bin changes, or the terms the
-/// analyzers make of a text (2: Unicode letters, punctuation and CJK pairs).
-inline constexpr int kIndexFormat = 2;
+/// analyzers make of a text (2: Unicode letters, punctuation and CJK pairs; 3: line numbers,
+/// the corpus snapshot).
+inline constexpr int kIndexFormat = 3;
 
 struct IndexReport {
   std::size_t files = 0;    ///< files chunked

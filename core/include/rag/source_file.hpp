@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rag {
@@ -35,6 +36,11 @@ class SourceFile {
   std::size_t char_count(ByteRange r) const { return char_offset(r.end) - char_offset(r.begin); }
   /// The byte offset of code point `char_index` (the inverse of char_offset); size() past the end.
   std::size_t byte_offset(std::size_t char_index) const;
+  /// The 1-based number of the line the byte at `byte` is on; lines end at "\n", as editors,
+  /// grep and `path:line` links count them.
+  std::size_t line_of(std::size_t byte) const;
+  /// The lines a non-empty byte range spans, first and last (1-based).
+  std::pair<std::size_t, std::size_t> lines_of(ByteRange r) const { return {line_of(r.begin), line_of(r.end - 1)}; }
 
  private:
   std::string name_;
@@ -42,6 +48,7 @@ class SourceFile {
   std::string text_;
   // Code-point index at every byte; left empty for pure ASCII, where the two agree.
   std::vector<std::uint32_t> char_at_byte_;
+  std::vector<std::size_t> line_ends_;  ///< byte offsets of every "\n"
 };
 
 }  // namespace rag
