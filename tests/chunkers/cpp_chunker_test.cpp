@@ -76,6 +76,23 @@ TEST(CppChunker, DefinitionsAreWholeChunksWithQualifiedNames) {
   EXPECT_EQ(got[5].second, "extern \"C\" int cache_engine_version() { return 1; }");
 }
 
+TEST(CppChunker, NamesOfOperatorsAndSpecializations) {
+  // A long template argument list is elided; whitespace inside a name is one space.
+  const SourceFile file("n.cpp", "n.cpp",
+                        "template <>\n"
+                        "struct Converter<cutlass::half_t, vllm_uint4b8_t, 8, FloatRoundStyle::round_to_nearest> {\n"
+                        "  operator bool() const { return true; }\n"
+                        "  int operator()(int s) const { return s; }\n"
+                        "};\n"
+                        "template <>\nstruct Tpl<int> {};\n"
+                        "bool operator==(const A& a, const A& b) { return true; }\n"
+                        "inline Vec<int,\n    4>::Vec() {}\n");
+  EXPECT_EQ(sections(pieces(file, 80)),
+            (std::vector<std::string>{"Converter<...>", "Converter<...>", "Converter<...>",
+                                      "Converter<...>::operator bool", "Converter<...>::operator()", "Tpl<int>",
+                                      "operator==", "Vec<int, 4>::Vec"}));
+}
+
 TEST(CppChunker, CommentsAndTemplateHeadersStayWithTheirDefinition) {
   const auto got = pieces("cache_engine.cpp", 500);
   EXPECT_TRUE(contains(got, {"vllm::clamp",

@@ -377,14 +377,46 @@ class FileChunker {
   std::string name_of(TSNode name) const {
     if (ts_node_has_error(name))
       for (TSNode last = field(name, "name"); !ts_node_is_null(last); last = field(name, "name")) name = last;
-    return text_of(name);
+    // A conversion operator's node holds its parameters and qualifiers too: "Foo::operator
+    // bool() const" is named "Foo::operator bool".
+    std::size_t end = end_of(name);
+    TSNode last = name;
+    while (!ts_node_is_null(last) && type_of(last) == "qualified_identifier") last = field(last, "name");
+    if (!ts_node_is_null(last) && type_of(last) == "operator_cast") {
+      const TSNode parameters = field(last, "declarator");
+      if (!ts_node_is_null(parameters)) end = begin_of(parameters);
+    }
+    std::string out;
+    std::size_t done = begin_of(name);
+    elide_long_arguments(name, end, done, out);
+    return out + spelled(done, end);
   }
 
-  // The source of `node` with each run of whitespace made one space ("Foo<int,\n  2>" spans
-  // lines at times).
-  std::string text_of(TSNode node) const {
+  // Appends to `out` the source from `done` to each template argument list in `node` longer
+  // than kLongArguments bytes, and "<...>" for that list, moving `done` past it; lists ending
+  // past `end` are left alone. Class template specializations in CUTLASS have argument lists
+  // of hundreds of characters, which would make every name in the class as long.
+  void elide_long_arguments(TSNode node, std::size_t end, std::size_t& done, std::string& out) const {
+    constexpr std::size_t kLongArguments = 40;
+    Cursor cursor(node);
+    if (!ts_tree_cursor_goto_first_child(cursor.get())) return;
+    do {
+      const TSNode child = ts_tree_cursor_current_node(cursor.get());
+      if (end_of(child) > end) return;
+      if (type_of(child) == "template_argument_list" && end_of(child) - begin_of(child) > kLongArguments) {
+        out += spelled(done, begin_of(child)) + "<...>";
+        done = end_of(child);
+      } else {
+        elide_long_arguments(child, end, done, out);
+      }
+    } while (ts_tree_cursor_goto_next_sibling(cursor.get()));
+  }
+
+  // The source between `begin` and `end` with each run of whitespace made one space
+  // ("Foo<int,\n  2>" spans lines at times) and none at either end.
+  std::string spelled(std::size_t begin, std::size_t end) const {
     std::string out;
-    for (std::size_t i = begin_of(node); i < end_of(node); ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
       if (!is_space(text_[i])) {
         out += text_[i];
       } else if (!out.empty() && out.back() != ' ') {

@@ -12,18 +12,20 @@ namespace rag {
 /// included. A class or namespace over the limit is split at its members or declarations, a
 /// function over the limit at the statements of its body, then at nested statements and lines;
 /// nested definitions are handled alike, recursively. Code between definitions (includes,
-/// macros, declarations) is grouped item by item, in order. The comments right above a
-/// definition (no blank line between) stay with it; so does the opening line of a preprocessor
-/// block (#if, #ifdef, #else) that it follows, while definitions inside such blocks are units
-/// like any other. The opening of a split scope ("namespace vllm {") goes with its first
+/// macros, declarations) is grouped item by item, in order. What introduces a definition goes
+/// with it: the comments right above it (no blank line between), its access label ("public:"),
+/// an unknown macro on the line above (`__device__ __forceinline__`), and the opening line
+/// (#if, #ifdef, #else) of a preprocessor block it starts; definitions inside such blocks are
+/// units like any other. The opening of a split scope ("namespace vllm {") goes with its first
 /// member when they fit together.
 /// A span's section is the qualified name of its definition or, for other code, of the
 /// enclosing scope: "vllm::paged_attention_v1_kernel", "vllm::Foo::bar" for an out-of-line
 /// method definition `void Foo::bar()` inside `namespace vllm`, "vllm" for declarations in that
 /// namespace. Code outside any named scope has an empty section (the file path names it
-/// already). Anonymous namespaces and `extern "C"` blocks add nothing to names. CUDA syntax
-/// (`__global__`, `<<<...>>>` launches) and files with syntax errors are chunked all the same,
-/// along whatever tree the parser recovered.
+/// already). Anonymous namespaces and `extern "C"` blocks add nothing to names; template
+/// argument lists over 40 bytes are written "<...>" ("cutlass::CollectiveMma<...>::load").
+/// CUDA syntax (`__global__`, `<<<...>>>` launches) and files with syntax errors are chunked
+/// all the same, along whatever tree the parser recovered.
 class CppChunker final : public Chunker {
  public:
   /// Options: max_chunk_size (code points, default 2000); min_chunk_size (code points, default 0):
