@@ -242,6 +242,29 @@ TEST(CppChunker, SyntaxErrorsAreChunkedAlongTheRecoveredTree) {
   EXPECT_FALSE(chunk_checked(garbage, 10).empty());
 }
 
+TEST(CppChunker, DeepNestingKeepsTheStackAndTheNamesBounded) {
+  // Tree-sitter parses any depth; the chunker stops looking into definitions and #if blocks
+  // 64 levels down, where recursing further would exhaust the stack.
+  std::string namespaces, blocks, name;
+  for (int i = 0; i < 20000; ++i) {
+    namespaces += "namespace n {\n";
+    blocks += "#if A\n";
+    name += "a::";
+  }
+  namespaces += "int f() { return 1; }\n" + std::string(20000, '}');
+  blocks += "int f() { return 1; }\n";
+  for (int i = 0; i < 20000; ++i) blocks += "#endif\n";
+  EXPECT_FALSE(chunk_checked(SourceFile("d.h", "d.h", blocks), 2000).empty());
+  // From the 65th namespace in, all is cut as one definition, at lines, named after the 65th.
+  std::string deepest = "n";
+  for (int i = 0; i < 64; ++i) deepest += "::n";
+  for (const ChunkSpan& span : chunk_checked(SourceFile("d.cpp", "d.cpp", namespaces), 2000))
+    EXPECT_EQ(span.section, deepest);
+  // A name over 200 code points is cut there.
+  const SourceFile long_name("l.cpp", "l.cpp", "int " + name + "f() { return 1; }\n");
+  EXPECT_EQ(chunk_checked(long_name, 2000).front().section, name.substr(0, 200) + "...");
+}
+
 TEST(CppChunker, EmptyOrBlankFileHasNoChunks) {
   EXPECT_TRUE(pieces("empty.cpp", 2000).empty());
   const SourceFile blank("b.h", "b.h", "\n\n   \r\n\t\n");

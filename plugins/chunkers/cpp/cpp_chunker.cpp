@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "rag/utf8.hpp"
 #include "tree_sitter_support.hpp"
 
 extern "C" const TSLanguage* tree_sitter_cpp(void);
@@ -27,6 +28,16 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; 
 bool is_space(char c) { return is_blank(c) || c == '\n' || c == '\r'; }
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// How deep definitions and preprocessor blocks are looked into. Real code nests a few levels;
+// a file of thousands of nested namespaces or #if blocks would otherwise exhaust the stack
+// (tree-sitter parses it all right). Past this depth a definition is cut at its statements and
+// lines only, and a preprocessor block is an item like any other.
+constexpr std::size_t kMaxNesting = 64;
+
+// Names longer than this, in code points, are cut there and end in "...": sections are stored
+// with every chunk of their scope.
+constexpr std::size_t kLongName = 200;
 
 // Preprocessor conditionals and the nodes the parser gave up on: their children are items of
 // the scope around them, so that definitions inside are found like any other.
@@ -85,7 +96,7 @@ class FileChunker {
   }
 
   std::vector<ChunkSpan> run() && {
-    chunk_scope(root_, {0, text_.size()}, "", false);
+    chunk_scope(root_, {0, text_.size()}, "", false, 0);
     return std::move(out_);
   }
 
@@ -99,8 +110,9 @@ class FileChunker {
 
   // Cuts `range`, the extent of a scope whose items are the children of `body`, into chunks.
   // In a file, namespace or class every definition is a unit of its own; in a function only a
-  // nested definition too large to travel with the surrounding statements is.
-  void chunk_scope(TSNode body, ByteRange range, const std::string& scope, bool in_function) {
+  // nested definition too large to travel with the surrounding statements is. `depth` counts
+  // the definitions around the scope.
+  void chunk_scope(TSNode body, ByteRange range, const std::string& scope, bool in_function, std::size_t depth) {
     const std::vector<Item> items = items_of(body);
     Group group;
     std::size_t run_begin = range.begin;
@@ -126,7 +138,8 @@ class FileChunker {
         add_piece(group, scope, trim(text_, segment), name);
       } else {
         flush(group, scope);
-        chunk_scope(definition.body, segment, name, definition.is_function);
+        chunk_scope(depth < kMaxNesting ? definition.body : TSNode{}, segment, name, definition.is_function,
+                    depth + 1);
       }
       run_begin = segment.end;
     }
@@ -177,14 +190,15 @@ class FileChunker {
     std::vector<Item> items;
     if (ts_node_is_null(container)) return items;
     std::size_t opener = kNone;
-    collect_items(container, items, opener);
+    collect_items(container, items, opener, 0);
     return items;
   }
 
   // Appends the items among the children of `container`, looking inside preprocessor blocks
-  // and error nodes. `opener` is where the innermost such block still waiting for its first
-  // item begins: its opening line (#if, #ifdef, #else) belongs to that item.
-  void collect_items(TSNode container, std::vector<Item>& items, std::size_t& opener) const {
+  // and error nodes (`depth` of them around `container`). `opener` is where the innermost such
+  // block still waiting for its first item begins: its opening line (#if, #ifdef, #else)
+  // belongs to that item.
+  void collect_items(TSNode container, std::vector<Item>& items, std::size_t& opener, std::size_t depth) const {
     // A child in a field is part of the container's own syntax (an #if condition, a case
     // value), except the #else branch of a preprocessor block; the fields inside an error node
     // belong to the constructs the parser could not finish.
@@ -198,10 +212,10 @@ class FileChunker {
           (fields_are_syntax && field_name != nullptr && std::string_view(field_name) != "alternative"))
         continue;
       const std::string_view type = type_of(child);
-      if (is_transparent(type)) {
+      if (is_transparent(type) && depth < kMaxNesting) {
         const bool opens = opener == kNone;
         if (opens) opener = begin_of(child);
-        collect_items(child, items, opener);
+        collect_items(child, items, opener, depth + 1);
         // A block without items leaves its lines to the item before it.
         if (opens) opener = kNone;
       } else if (type == "comment") {
@@ -283,9 +297,9 @@ class FileChunker {
   }
 
   Definition definition_of(TSNode node) const {
+    while (!ts_node_is_null(node) && type_of(node) == "template_declaration") node = templated(node);
     if (ts_node_is_null(node)) return {};
     const std::string_view type = type_of(node);
-    if (type == "template_declaration") return definition_of(templated(node));
     if (type == "function_definition") {
       const TSNode name = function_name(field(node, "declarator"));
       if (ts_node_is_null(name)) return {};
@@ -362,30 +376,35 @@ class FileChunker {
       const TSNode parameters = field(last, "declarator");
       if (!ts_node_is_null(parameters)) end = begin_of(parameters);
     }
-    std::string out;
-    std::size_t done = begin_of(name);
-    elide_long_arguments(name, end, done, out);
-    return out + spelled(done, end);
+    std::string out = with_long_arguments_elided(name, end);
+    if (utf8::count_code_points(out) > kLongName) out = out.substr(0, utf8::prefix_bytes(out, kLongName)) + "...";
+    return out;
   }
 
-  // Appends to `out` the source from `done` to each template argument list in `node` longer
-  // than kLongArguments bytes, and "<...>" for that list, moving `done` past it; lists ending
-  // past `end` are left alone. Class template specializations in CUTLASS have argument lists
-  // of hundreds of characters, which would make every name in the class as long.
-  void elide_long_arguments(TSNode node, std::size_t end, std::size_t& done, std::string& out) const {
+  // The source of `node` up to `end`, spelled(), with each template argument list longer than
+  // kLongArguments bytes written "<...>". Class template specializations in CUTLASS have
+  // argument lists of hundreds of characters, which would make every name in the class as long.
+  std::string with_long_arguments_elided(TSNode node, std::size_t end) const {
     constexpr std::size_t kLongArguments = 40;
+    std::string out;
+    std::size_t done = begin_of(node);
+    // A walk through the subtree in file order, without recursion: names nest without limit.
     Cursor cursor(node);
-    if (!ts_tree_cursor_goto_first_child(cursor.get())) return;
-    do {
-      const TSNode child = ts_tree_cursor_current_node(cursor.get());
-      if (end_of(child) > end) return;
-      if (type_of(child) == "template_argument_list" && end_of(child) - begin_of(child) > kLongArguments) {
-        out += spelled(done, begin_of(child)) + "<...>";
-        done = end_of(child);
-      } else {
-        elide_long_arguments(child, end, done, out);
+    for (bool descend = true;;) {
+      if (!descend || !ts_tree_cursor_goto_first_child(cursor.get())) {
+        while (!ts_tree_cursor_goto_next_sibling(cursor.get()))
+          if (!ts_tree_cursor_goto_parent(cursor.get()) || ts_node_eq(ts_tree_cursor_current_node(cursor.get()), node))
+            return out + spelled(done, end);
       }
-    } while (ts_tree_cursor_goto_next_sibling(cursor.get()));
+      const TSNode current = ts_tree_cursor_current_node(cursor.get());
+      if (begin_of(current) >= end) return out + spelled(done, end);
+      descend = !(type_of(current) == "template_argument_list" && end_of(current) <= end &&
+                  end_of(current) - begin_of(current) > kLongArguments);
+      if (!descend) {
+        out += spelled(done, begin_of(current)) + "<...>";
+        done = end_of(current);
+      }
+    }
   }
 
   // The source between `begin` and `end` with each run of whitespace made one space

@@ -23,9 +23,11 @@ namespace rag {
 /// method definition `void Foo::bar()` inside `namespace vllm`, "vllm" for declarations in that
 /// namespace. Code outside any named scope has an empty section (the file path names it
 /// already). Anonymous namespaces and `extern "C"` blocks add nothing to names; template
-/// argument lists over 40 bytes are written "<...>" ("cutlass::CollectiveMma<...>::load").
+/// argument lists over 40 bytes are written "<...>" ("cutlass::CollectiveMma<...>::load"), and
+/// a name over 200 code points is cut there, ending in "...".
 /// CUDA syntax (`__global__`, `<<<...>>>` launches) and files with syntax errors are chunked
-/// all the same, along whatever tree the parser recovered.
+/// all the same, along whatever tree the parser recovered. Definitions and preprocessor blocks
+/// nested over 64 deep are not looked into: they are cut at statements and lines.
 class CppChunker final : public Chunker {
  public:
   /// Options: max_chunk_size (code points, default 2000); min_chunk_size (code points, default 0):
