@@ -1,5 +1,5 @@
 #pragma once
-// The invariants every chunker keeps on every input, checked by the three chunker fuzz targets.
+// The invariants every chunker keeps on every input, checked by the chunker fuzz targets.
 // The first three bytes of an input choose the options (max_chunk_size 1-512, overlap or
 // min_chunk_size), the rest is the file; inputs that are not UTF-8 are what the corpus reader
 // passes over, so they stop there.

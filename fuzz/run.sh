@@ -18,8 +18,8 @@ while (($#)); do
     *) targets+=("$1"); shift ;;
   esac
 done
-((${#targets[@]})) || targets=(python_chunker_fuzzer markdown_chunker_fuzzer text_chunker_fuzzer pipeline_fuzzer
-  dataset_fuzzer query_fuzzer)
+((${#targets[@]})) || targets=(python_chunker_fuzzer cpp_chunker_fuzzer markdown_chunker_fuzzer text_chunker_fuzzer
+  pipeline_fuzzer dataset_fuzzer query_fuzzer)
 
 # clang and its fuzzer runtime come from Debian; the rest of the stack from scripts/setup.sh.
 source scripts/debian.sh
@@ -39,6 +39,7 @@ printf '%-26s %12s %8s %s\n' target executions "exec/s" result
 test_seeds() {
   case "$1" in
     python_chunker_fuzzer) echo tests/fixtures/python ;;
+    cpp_chunker_fuzzer) echo tests/fixtures/cpp ;;
     markdown_chunker_fuzzer) echo tests/fixtures/markdown tests/fixtures/repo/docs ;;
     pipeline_fuzzer) echo configs ;;
   esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up on Debian 12, then the main job: installs the Debian packages, fetches the
-# tree-sitter-python grammar from npm, unpacks the vLLM corpus, builds in release mode, indexes
-# the corpus with the default pipeline and runs one search.
+# tree-sitter grammars (python, cpp) from npm, unpacks the vLLM corpus, builds in release mode,
+# indexes the corpus with the default pipeline and runs one search.
 #   scripts/setup.sh            everything, ending with the main job
 #   scripts/setup.sh --no-run   everything but the main job (what the tests need)
 set -euo pipefail
@@ -21,25 +21,33 @@ source scripts/debian.sh
 command -v npm >/dev/null || packages+=(npm)  # keep a Node.js the machine already has
 ensure_debian_packages "${packages[@]}"
 
-# --- tree-sitter-python grammar (C sources from npm; never committed) -----------------------
-grammar_version=0.23.6
-grammar_sha512='yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A=='
-grammar_dir=.deps/tree-sitter-python
-if [[ ! -f "$grammar_dir/src/parser.c" || "$(cat "$grammar_dir/VERSION" 2>/dev/null)" != "$grammar_version" ]]; then
-  say "fetching tree-sitter-python@$grammar_version from npm"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "tree-sitter-python@$grammar_version" >/dev/null)
-  tarball="$tmp/tree-sitter-python-$grammar_version.tgz"
+# --- tree-sitter grammars (C sources from npm; never committed) ----------------------------
+# fetch_grammar NAME VERSION SHA512: the npm package NAME@VERSION, checked against its pinned
+# sha512 (the registry's dist.integrity), unpacked into .deps/NAME: src/, LICENSE and VERSION.
+# Debian's tree-sitter runtime (0.20.7) reads grammars of ABI 13 and 14 only: a newer version
+# must keep `#define LANGUAGE_VERSION 14` in its src/parser.c.
+npm_tmp=$(mktemp -d)
+trap 'rm -rf "$npm_tmp"' EXIT
+fetch_grammar() {
+  local name=$1 version=$2 sha512=$3
+  local dir=.deps/$name
+  [[ -f "$dir/src/parser.c" && "$(cat "$dir/VERSION" 2>/dev/null)" == "$version" ]] && return 0
+  say "fetching $name@$version from npm"
+  (cd "$npm_tmp" && npm pack --silent "$name@$version" >/dev/null)
+  local tarball="$npm_tmp/$name-$version.tgz" actual
   actual=$(openssl dgst -sha512 -binary "$tarball" | base64 -w0)
-  if [[ "$actual" != "$grammar_sha512" ]]; then
-    echo "error: tree-sitter-python-$grammar_version.tgz failed its integrity check (sha512 $actual)" >&2
+  if [[ "$actual" != "$sha512" ]]; then
+    echo "error: $name-$version.tgz failed its integrity check (sha512 $actual)" >&2
     exit 1
   fi
-  rm -rf "$grammar_dir" && mkdir -p "$grammar_dir"
-  tar xzf "$tarball" -C "$grammar_dir" --strip-components=1 package/src package/LICENSE
-  echo "$grammar_version" > "$grammar_dir/VERSION"
-fi
+  rm -rf "$dir" && mkdir -p "$dir"
+  tar xzf "$tarball" -C "$dir" --strip-components=1 package/src package/LICENSE
+  echo "$version" > "$dir/VERSION"
+}
+fetch_grammar tree-sitter-python 0.23.6 \
+  'yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A=='
+fetch_grammar tree-sitter-cpp 0.23.4 \
+  'qR5qUDyhZ5jJ6V8/umiBxokRbe89bCGmcq/dk94wI4kN86qfdV8k0GHIUEKaqWgcu42wKal5E97LKpLeVW8sKw=='
 
 # --- the corpus ----------------------------------------------------------------------------
 corpus=data/raw/vllm-0.10.1

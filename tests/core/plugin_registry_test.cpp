@@ -25,7 +25,8 @@ TEST(PluginRegistry, FindsTheBuiltPlugins) {
   const PluginRegistry registry({kBuiltPlugins});
   std::vector<std::string> names;
   for (const auto& p : registry.plugins()) names.push_back(std::string(to_string(p.kind)) + "/" + p.name);
-  EXPECT_THAT(names, ::testing::IsSupersetOf({"chunker/text", "chunker/python", "chunker/markdown", "retriever/bm25"}));
+  EXPECT_THAT(names, ::testing::IsSupersetOf({"chunker/text", "chunker/python", "chunker/cpp", "chunker/markdown",
+                                             "retriever/bm25"}));
   Options options(YAML::Node(), "test");
   EXPECT_NE(registry.make_retriever("bm25", options), nullptr);
 }

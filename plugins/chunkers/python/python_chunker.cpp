@@ -1,46 +1,20 @@
 #include "python_chunker.hpp"
 
-#include <tree_sitter/api.h>
-
 #include <algorithm>
-#include <cstdint>
 #include <iterator>
-#include <limits>
-#include <memory>
 #include <utility>
 
-#include "rag/error.hpp"
+#include "tree_sitter_support.hpp"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace rag {
 namespace {
 
-struct ParserDeleter {
-  void operator()(TSParser* parser) const { ts_parser_delete(parser); }
-};
-struct TreeDeleter {
-  void operator()(TSTree* tree) const { ts_tree_delete(tree); }
-};
-using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
-using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
-
-// A TSTreeCursor is a value that still owns heap memory.
-class Cursor {
- public:
-  explicit Cursor(TSNode node) : cursor_(ts_tree_cursor_new(node)) {}
-  ~Cursor() { ts_tree_cursor_delete(&cursor_); }
-  Cursor(const Cursor&) = delete;
-  Cursor& operator=(const Cursor&) = delete;
-  TSTreeCursor* get() { return &cursor_; }
-
- private:
-  TSTreeCursor cursor_;
-};
-
-std::string_view type_of(TSNode node) { return ts_node_type(node); }
-std::size_t begin_of(TSNode node) { return ts_node_start_byte(node); }
-std::size_t end_of(TSNode node) { return ts_node_end_byte(node); }
+using tree_sitter::begin_of;
+using tree_sitter::Cursor;
+using tree_sitter::end_of;
+using tree_sitter::type_of;
 
 // Named children through a cursor: ts_node_named_child(i) rescans from the first child.
 template <class F>
@@ -292,16 +266,7 @@ PythonChunker::PythonChunker(Options& options) {
 }
 
 std::vector<ChunkSpan> PythonChunker::chunk(const SourceFile& file) const {
-  const std::string_view text = file.text();
-  if (text.size() > std::numeric_limits<std::uint32_t>::max())
-    throw Error(file.name() + ": too large for the python chunker (tree-sitter reads at most 4 GiB)");
-  // A parser per call: cheap, and chunk() runs on several threads at once.
-  const ParserPtr parser(ts_parser_new());
-  if (!ts_parser_set_language(parser.get(), tree_sitter_python()))
-    throw Error("python chunker: the tree-sitter-python grammar does not match the tree-sitter runtime");
-  const TreePtr tree(
-      ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<std::uint32_t>(text.size())));
-  if (!tree) throw Error(file.name() + ": tree-sitter returned no tree");
+  const tree_sitter::TreePtr tree = tree_sitter::parse(file, tree_sitter_python(), "python");
   return FileChunker(file, ts_tree_root_node(tree.get()), limits_, min_chars_).run(module_name(file.relative_path()));
 }
 
