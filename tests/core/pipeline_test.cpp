@@ -5,6 +5,7 @@
 
 #include "rag/error.hpp"
 #include "rag/glob.hpp"
+#include "rag/project.hpp"
 #include "test_support.hpp"
 
 namespace rag {
@@ -175,6 +176,49 @@ TEST(Pipeline, MissingFileSaysWhereToLook) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr("/nonexistent/p.yaml"), HasSubstr("not found")));
+  }
+}
+
+// The README shows the default pipeline without its comments: it must say what the file says.
+TEST(Pipeline, TheReadmeSampleIsTheDefaultPipeline) {
+  const std::string readme = testing::read_all(std::filesystem::path(RAG_SOURCE_DIR) / "README.md");
+  const auto intro = readme.find("The default, without its comments");
+  ASSERT_NE(intro, std::string::npos);
+  const auto begin = readme.find("```yaml\n", intro) + 8;
+  const auto end = readme.find("```", begin);
+  testing::TempDir dir;
+  const Pipeline sample = Pipeline::load(dir.write("configs/default.yaml", readme.substr(begin, end - begin)));
+  const Pipeline shipped = Pipeline::load(std::filesystem::path(RAG_SOURCE_DIR) / "configs/default.yaml");
+  EXPECT_EQ(sample.content_hash(), shipped.content_hash());
+  EXPECT_EQ(sample.name, shipped.name);
+  EXPECT_EQ(sample.description, shipped.description);
+  EXPECT_EQ(sample.index_dir.lexically_relative(sample.base), shipped.index_dir.lexically_relative(shipped.base));
+}
+
+TEST(Project, PipelinesByNameFromAnyFolderOfTheProject) {
+  testing::TempDir dir;
+  dir.write("configs/default.yaml", kValid);
+  dir.write("configs/tfidf.yaml", kValid);
+  dir.write("configs/ablation/1-plain.yaml", kValid);
+  std::filesystem::create_directories(dir / "deep/er");
+  EXPECT_EQ(find_project(dir / "deep/er"), dir.path());
+  EXPECT_EQ(find_project(dir / "configs"), dir.path());
+  const PipelineLocation fallback = locate_pipeline("", dir / "deep/er");
+  EXPECT_EQ(fallback.file, dir / "configs/default.yaml");
+  EXPECT_EQ(fallback.reference, "");
+  EXPECT_EQ(locate_pipeline("tfidf", dir / "deep").file, dir / "configs/tfidf.yaml");
+  EXPECT_EQ(locate_pipeline("ablation/1-plain", dir.path()).reference, "ablation/1-plain");
+  EXPECT_EQ(locate_pipeline("../configs/tfidf.yaml", dir / "deep").file, dir / "configs/tfidf.yaml");  // a path
+  EXPECT_EQ(pipeline_names(dir.path()), (std::vector<std::string>{"ablation/1-plain", "default", "tfidf"}));
+  EXPECT_EQ(pipeline_base(dir / "configs/ablation/1-plain.yaml"), dir.path());
+  EXPECT_EQ(pipeline_base(dir / "deep/p.yaml"), dir / "deep");
+  EXPECT_EQ(display_path(dir / "configs/tfidf.yaml", dir.path()), "configs/tfidf.yaml");
+  EXPECT_EQ(display_path("/elsewhere/x.yaml", dir.path()), "/elsewhere/x.yaml");
+  try {
+    locate_pipeline("bm99", dir.path());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("no pipeline named 'bm99'"), HasSubstr("ablation/1-plain, default, tfidf")));
   }
 }
 

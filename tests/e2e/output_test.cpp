@@ -54,7 +54,8 @@ TEST_F(OutputTest, JsonCarriesLineNumbersAndTheResultsFileSpelling) {
   }
   const Outcome answered = rag("answer 'How is the TCP port number parsed?' --pipeline pipeline.yaml --k 3");
   ASSERT_EQ(answered.status, 0) << answered.err;
-  for (const auto& s : json::parse(answered.out)["sources"]) {
+  const json answer = json::parse(answered.out);
+  for (const auto& s : answer["sources"]) {
     EXPECT_EQ(s["first_line"], line_at(s["file_path"], s["first_character_index"]));
     EXPECT_EQ(s["last_line"], line_at(s["file_path"], s["last_character_index"].get<std::size_t>() - 1));
   }

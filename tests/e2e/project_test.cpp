@@ -88,7 +88,8 @@ TEST_F(ProjectTest, SetOverridesGetTheirOwnIndexAndNeverBreakTheDefault) {
   ASSERT_EQ(plain.status, 0) << plain.err;
   const Outcome small = rag_in("", "search 'TCP port' --k 3 --max_chunk_size 120");
   ASSERT_EQ(small.status, 0) << small.err;
-  for (const auto& chunk : json::parse(small.out)["retrieved_chunks"])
+  const json small_results = json::parse(small.out);
+  for (const auto& chunk : small_results["retrieved_chunks"])
     EXPECT_LE(chunk["last_character_index"].get<int>() - chunk["first_character_index"].get<int>(), 120);
   EXPECT_EQ(rag_in("", "search 'TCP port' --set retriever.options.k1=0.5 --set retriever.options.b=0.3").status, 0);
   // What does not change the index uses the pipeline's own.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "test_support.hpp"
@@ -79,6 +80,27 @@ TEST_F(VllmRecall, ChunksReachNearlyEveryGroundTruthSpan) {
   EXPECT_GE(oracle_recall("dataset_docs_public.json"), 0.98);
   EXPECT_GE(oracle_recall("dataset_code_public.json"), 0.98);
   EXPECT_GE(oracle_recall("Dataset_2025-09-21_valid.json"), 0.98);
+}
+
+// The default indexes every text file, C++ and CUDA through the cpp chunker: questions about
+// kernels and build scripts find them.
+TEST_F(VllmRecall, FindsKernelsAndScriptsBeyondPythonAndMarkdown) {
+  const auto top_files = [](const std::string& query) {
+    const auto out = *scratch_ / "search.json";
+    EXPECT_EQ(run("search '" + query + "' -k 10 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+    std::vector<std::string> files;
+    const nlohmann::json results = nlohmann::json::parse(testing::read_all(out));
+    for (const auto& c : results["retrieved_chunks"]) files.push_back(c["file_path"]);
+    return files;
+  };
+  const auto any_of = [](const std::vector<std::string>& files, const std::string& prefix, const std::string& suffix) {
+    return std::any_of(files.begin(), files.end(), [&](const std::string& f) {
+      return f.rfind(prefix, 0) == 0 && f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0;
+    });
+  };
+  EXPECT_TRUE(any_of(top_files("Where is the paged attention CUDA kernel?"), "data/raw/vllm-0.10.1/csrc/attention/", ".cu"));
+  EXPECT_TRUE(any_of(top_files("Which CUDA architectures does the CMake build compile the Marlin kernels for?"),
+                     "data/raw/vllm-0.10.1/", "CMakeLists.txt"));
 }
 
 }  // namespace
