@@ -280,6 +280,7 @@ class BadData : public BadInput {
 TEST_F(BadData, DatasetNotJson) {
   expect_dataset_error("{\"rag_questions\": [", "questions.json: not valid JSON");
   expect_dataset_error("", "questions.json: not valid JSON");
+  expect_dataset_error("{\"rag_questions\": [], \"k\": 1e740}", "questions.json: not valid JSON");  // beyond a double
   expect_dataset_error("{\"rag_questions\": [{\"question_id\": \"a\", \"question\": \"caf\xe9\"}]}", "not valid JSON");
   expect_dataset_error("42", "expected {\"rag_questions\": [...]} or a list of questions");
   expect_error("search_dataset --dataset_path nothing.json --save_directory out --pipeline pipeline.yaml",

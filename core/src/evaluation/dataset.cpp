@@ -17,7 +17,7 @@ json parse_json(const std::filesystem::path& file) {
   if (!std::filesystem::exists(file, ec)) throw Error(file.string() + ": file not found");
   try {
     return json::parse(read_file(file));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number JSON allows but a double cannot hold
     throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
   }
 }
