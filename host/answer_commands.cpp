@@ -57,15 +57,15 @@ json describe_evidence(const Evidence& e) {
 // numbered references, the ones it does not cite set back.
 std::string answer_text(const std::string& text, bool streamed, const GenerationRequest& request,
                         const std::vector<const Evidence*>& cited) {
-  const cli::Highlighter style(request.question, cli::stdout_takes_color());
+  const cli::Style style = cli::Style::for_stdout();
   std::ostringstream out;
-  out << (streamed ? "" : text) << "\n\n" << style.strong("Sources") << "\n";
+  out << (streamed ? "" : cli::printable(text)) << "\n\n" << style.strong("Sources") << "\n";
   for (const auto& e : request.evidence) {
     std::ostringstream line;
     line << "[" << e.number << "] " << cli::location(e.file_path, e.first_line, e.last_line);
     if (!e.section.empty()) line << "  " << e.section;
     const bool is_cited = std::find(cited.begin(), cited.end(), &e) != cited.end();
-    out << "  " << (is_cited ? line.str() : style.faint(line.str() + "  (not cited)")) << "\n";
+    out << "  " << (is_cited ? cli::printable(line.str()) : style.faint(line.str() + "  (not cited)")) << "\n";
   }
   return out.str();
 }
@@ -73,7 +73,8 @@ std::string answer_text(const std::string& text, bool streamed, const Generation
 AnswerRecord record_of(const std::string& answer, const GenerationRequest& request, double generation_ms) {
   AnswerRecord record{answer, {}, generation_ms};
   for (const Evidence* e : cited_evidence(answer, request.evidence))
-    record.cited.push_back({e->file_path, e->first_char, e->last_char});
+    record.cited.push_back({{e->file_path, e->first_char, e->last_char}, e->score, e->kind, e->section, e->first_line,
+                            e->last_line});
   return record;
 }
 
@@ -88,7 +89,7 @@ int answer(const cli::Invocation& inv) {
       ("k,k", cli::po::value<long long>()->default_value(10), "chunks retrieved for the context (1-100)");
   cli::po::positional_options_description positional;
   positional.add("query", -1);
-  const auto vm = cli::parse(inv, "QUESTION... [-k N] [--pipeline NAME|FILE] [--format text|json]", options, positional);
+  const auto vm = cli::parse(inv, "QUESTION... [-k N] [--pipeline NAME|FILE] [--set KEY=VALUE ...] [--format text|json]", options, positional);
   if (!vm) return 0;
   if (!vm->count("query")) throw Error("rag answer: no question given (rag answer \"your question\")");
   const std::string query = cli::joined_words((*vm)["query"].as<std::vector<std::string>>());
@@ -98,7 +99,7 @@ int answer(const cli::Invocation& inv) {
   const cli::Format format = cli::read_format(*vm);
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
-  const Index index(pipeline, loaded.stages);
+  const Index index(loaded.stages);
   warn(index);
   const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
 
@@ -114,11 +115,17 @@ int answer(const cli::Invocation& inv) {
   std::ostream& live = format == cli::Format::text ? std::cout : std::cerr;
   if (format == cli::Format::text || ::isatty(STDERR_FILENO) == 1)
     request.on_text = [&shown, &live](std::string_view piece) {
-      live << piece << std::flush;
+      live << cli::printable(piece) << std::flush;
       shown = true;
     };
   const auto generation_start = Clock::now();
-  const std::string text = loaded.stages.generator().generate(request);
+  std::string text;
+  try {
+    text = loaded.stages.generator().generate(request);
+  } catch (...) {
+    if (shown) live << std::endl;  // the error goes on a line of its own, after what was shown
+    throw;
+  }
   const double generation_ms = milliseconds_since(generation_start);
   if (shown && format == cli::Format::json) std::cerr << "\n";
 
@@ -158,7 +165,7 @@ int answer_dataset(const cli::Invocation& inv) {
       ("save_directory", cli::po::value<std::string>()->required(), "folder for the answers file (same name as the input)")
       ("k", cli::po::value<long long>(), "with --dataset_path: sources retrieved per question (1-10, default 10)");
   const auto vm = cli::parse(inv, "(--student_search_results_path FILE | --dataset_path FILE) --save_directory DIR "
-                             "[--k N] [--pipeline FILE]", options);
+                             "[--k N] [--pipeline NAME|FILE] [--set KEY=VALUE ...]", options);
   if (!vm) return 0;
   const bool from_results = vm->count("student_search_results_path") > 0;
   if (from_results == (vm->count("dataset_path") > 0))
@@ -178,7 +185,7 @@ int answer_dataset(const cli::Invocation& inv) {
   else questions = load_questions(input);
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
-  const Index index(pipeline, loaded.stages);
+  const Index index(loaded.stages);
   warn(index);
   const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
 

@@ -82,7 +82,8 @@ int check(const cli::Invocation& inv) {
       index.update({{"chunks", state.manifest.value("chunks", 0)}, {"built_at", state.manifest.value("built_at", "")}});
     const json out = {{"pipeline", {{"name", p.name}, {"description", p.description}, {"file", p.file.string()},
                                     {"base", p.base.string()}, {"overrides", p.overrides}}},
-                      {"corpus", {{"root", p.corpus_root}, {"folder", p.corpus_dir.string()}, {"include", p.include},
+                      {"corpus", {{"root", p.corpus_root}, {"folder", p.corpus_dir.string()},
+                                  {"exists", std::filesystem::is_directory(p.corpus_dir)}, {"include", p.include},
                                   {"exclude", p.exclude}, {"max_file_size", p.max_file_bytes}}},
                       {"stages", std::move(stages)},
                       {"index", std::move(index)}};
@@ -93,17 +94,15 @@ int check(const cli::Invocation& inv) {
   std::cout << "pipeline " << p.name << (p.description.empty() ? "" : ": " + p.description) << "\n"
             << "  file         " << p.label() << "\n"
             << "  base         " << p.base.string() << " (relative paths of the pipeline start there)\n"
-            << "  corpus       " << p.corpus_root << " (" << p.corpus_dir.string() << ")\n"
+            << "  corpus       " << p.corpus_root << " (" << p.corpus_dir.string()
+            << (std::filesystem::is_directory(p.corpus_dir) ? ")" : ", which does not exist)") << "\n"
             << "               include " << flow(YAML::Node(p.include)) << ", exclude " << flow(YAML::Node(p.exclude))
             << ", max_file_size " << p.max_file_bytes << "\n";
-  std::size_t chunker = 0;  // the report lists the chunkers first, in rule order
   for (const auto& s : loaded.stages.report()) {
     std::cout << "  " << s.stage << std::string(s.stage.size() < 13 ? 13 - s.stage.size() : 1, ' ');
     if (!s.plugin.empty()) std::cout << s.plugin << " " << s.version << " (" << display_path(s.library) << ")";
-    if (s.stage.rfind("chunkers[", 0) == 0) {
-      const ChunkerRule& rule = p.chunkers[chunker++];
-      std::cout << " for " << flow(YAML::Node(rule.files)) << (rule.continues ? ", then the next rule" : "");
-    }
+    if (s.rule != nullptr)
+      std::cout << " for " << flow(YAML::Node(s.rule->files)) << (s.rule->continues ? ", then the next rule" : "");
     std::cout << (s.plugin.empty() ? "" : "\n               ") << flow(s.options) << "\n";
   }
   std::cout << "  index        " << display_path(p.index_dir) << ": " << state_name(state.kind);

@@ -22,8 +22,11 @@ std::optional<po::variables_map> parse(const Invocation& inv, const std::string&
     po::notify(vm);
   } catch (const po::unknown_option& e) {
     std::string message = "rag " + inv.command + ": " + e.what();
-    if (e.get_option_name() == "--pipeline" || e.get_option_name() == "--set")
+    const bool takes_pipeline = options.find_nothrow("pipeline", false) != nullptr;
+    if (!takes_pipeline && (e.get_option_name() == "--pipeline" || e.get_option_name() == "--set"))
       message += "; " + inv.command + " reads the files it is given and uses no pipeline";
+    else if (e.get_option_name() == "--set")
+      message += "; " + inv.command + " takes a pipeline as it is written, without overrides";
     else if (positional.max_total_count() > 0 && positional.name_for_position(0) == "query")
       message += "; if it is part of the query, put the query after `--`: rag " + inv.command + " -- " +
                  e.get_option_name() + " ...";

@@ -44,9 +44,9 @@ void prepare(Contender& c) {
   } else if (state.kind == IndexState::Kind::stale) {
     std::cerr << c.letter << " (" << c.label << "): rebuilding its index: " << state.why << "\n";
   }
-  if (state.kind != IndexState::Kind::current) c.index_seconds = build_index(pipeline, c.loaded->stages).seconds;
+  if (state.kind != IndexState::Kind::current) c.index_seconds = build_index(c.loaded->stages).seconds;
   else c.reused = true;
-  c.index = std::make_unique<Index>(pipeline, c.loaded->stages);
+  c.index = std::make_unique<Index>(c.loaded->stages);
   if (c.reused) c.index_seconds = c.index->manifest().value("build_seconds", 0.0);
   for (const auto& f : c.index->manifest().at("files")) c.index_bytes += f.at("size").get<std::uintmax_t>();
 }
@@ -95,13 +95,16 @@ std::string verdict(const std::string& a, const std::string& b, const PairedComp
 
 void print_table(const std::string& file, std::size_t questions, const std::vector<Contender>& contenders,
                  const std::vector<DatasetRun>& runs) {
+  // Columns as wide as the longest heading, so that labels that differ only at the end stay apart.
+  int width = 14;
+  for (const auto& c : contenders) width = std::max(width, static_cast<int>((c.letter + ": " + c.label).size()));
   std::printf("\n== %s (%zu questions)\n\n%-24s", file.c_str(), questions, "");
-  for (const auto& c : contenders) std::printf(" %14s", (c.letter + ": " + c.label).substr(0, 14).c_str());
+  for (const auto& c : contenders) std::printf(" %*s", width, (c.letter + ": " + c.label).c_str());
   for (std::size_t i = 1; i < contenders.size(); ++i) std::printf(" %9s", (contenders[i].letter + "-A").c_str());
   std::printf("\n");
   auto row = [&](const char* label, auto value, bool difference) {
     std::printf("%-24s", label);
-    for (const auto& r : runs) std::printf(" %14.3f", value(r));
+    for (const auto& r : runs) std::printf(" %*.3f", width, value(r));
     if (difference)
       for (std::size_t i = 1; i < runs.size(); ++i) std::printf(" %+9.3f", value(runs[i]) - value(runs[0]));
     std::printf("\n");
@@ -116,10 +119,10 @@ void print_table(const std::string& file, std::size_t questions, const std::vect
   for (const auto& c : contenders) {
     char cell[32];
     std::snprintf(cell, sizeof cell, c.reused ? "%.2f (reused)" : "%.2f", c.index_seconds);
-    std::printf(" %14s", cell);
+    std::printf(" %*s", width, cell);
   }
   std::printf("\n%-24s", "index size (MB)");
-  for (const auto& c : contenders) std::printf(" %14.1f", static_cast<double>(c.index_bytes) / 1e6);
+  for (const auto& c : contenders) std::printf(" %*.1f", width, static_cast<double>(c.index_bytes) / 1e6);
   std::printf("\n");
 }
 
@@ -273,7 +276,8 @@ int compare(const cli::Invocation& inv) {
   json out = {{"k", k}, {"pipelines", json::array()}, {"datasets", json::array()}};
   for (const auto& c : contenders)
     out["pipelines"].push_back({{"label", c.letter},
-                                {"name", c.label},
+                                {"name", c.loaded->pipeline.name},
+                                {"column", c.label},
                                 {"file", c.loaded->pipeline.file.string()},
                                 {"overrides", c.loaded->pipeline.overrides},
                                 {"index_seconds", c.index_seconds},

@@ -12,6 +12,7 @@
 #include "rag/evaluation.hpp"
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
+#include "rag/project.hpp"
 
 namespace rag::commands {
 
@@ -19,15 +20,15 @@ int index(const cli::Invocation& inv) {
   cli::po::options_description options("index options");
   cli::add_pipeline_options(options);
   options.add_options()("verbose,v", "list every file passed over");
-  const auto vm = cli::parse(inv, "[--pipeline FILE] [--max_chunk_size N]", options);
+  const auto vm = cli::parse(inv, "[--pipeline NAME|FILE] [--set KEY=VALUE ...] [--max_chunk_size N] [-v]", options);
   if (!vm) return 0;
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
-  const IndexReport report = build_index(pipeline, loaded.stages);
+  const IndexReport report = build_index(loaded.stages);
   if (vm->count("verbose"))
     for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
   std::cerr << "indexed " << report.files << " files into " << report.chunks << " chunks in " << report.seconds
-            << " s -> " << pipeline.index_dir.string();
+            << " s -> " << display_path(pipeline.index_dir);
   if (report.skipped) std::cerr << " (" << report.skipped << " files passed over" << (vm->count("verbose") ? "" : "; -v lists them") << ")";
   std::cerr << "\n";
   return 0;
@@ -88,7 +89,7 @@ int chunks(const cli::Invocation& inv) {
       "answered datasets: the oracle recall of the chunks (every ground-truth span that some chunk overlaps with "
       "IoU > 0.05 counted as found), and the spans out of reach")(
       "show", cli::po::value<long long>()->default_value(10), "with --oracle: spans out of reach listed per dataset");
-  const auto vm = cli::parse(inv, "[--export FILE.jsonl] [--oracle ANSWERED.json ...] [--show N] [--pipeline FILE]", options);
+  const auto vm = cli::parse(inv, "[--export FILE.jsonl] [--oracle ANSWERED.json ...] [--show N] [--pipeline NAME|FILE] [--set KEY=VALUE ...]", options);
   if (!vm) return 0;
   if (!vm->count("export") && !vm->count("oracle"))
     throw Error("rag chunks needs --export FILE.jsonl (write the chunks) or --oracle ANSWERED.json (measure which "
@@ -102,8 +103,7 @@ int chunks(const cli::Invocation& inv) {
     if (datasets.back().empty()) throw Error(file + ": the dataset has no questions");
   }
   cli::LoadedPipeline loaded(*vm);
-  const Pipeline& pipeline = loaded.pipeline;
-  const Index index(pipeline, loaded.stages);
+  const Index index(loaded.stages);
   // Everything that can fail comes before the first line on stdout.
   std::string report;
   for (std::size_t i = 0; i < datasets.size(); ++i) report += reach_report(index.chunks(), dataset_files[i], datasets[i], show);

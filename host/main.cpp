@@ -18,14 +18,14 @@ const std::map<std::string, Command>& command_table() {
   static const std::map<std::string, Command> table = {
       {"index", {rag::commands::index, "chunk the corpus and build the pipeline's index"}},
       {"chunks", {rag::commands::chunks, "export the index's chunks, or measure which ground-truth spans they reach"}},
-      {"search", {rag::commands::search, "answer one query with ranked source locations (JSON)"}},
+      {"search", {rag::commands::search, "answer one query with ranked source locations (text on a terminal, else JSON)"}},
       {"search_dataset", {rag::commands::search_dataset, "search every question of a dataset, write a results file"}},
       {"evaluate", {rag::commands::evaluate, "recall@k and MRR of a results file against an answered dataset"}},
       {"mesure_recall_at_k_on_dataset", {rag::commands::evaluate, "the same as evaluate"}},
       {"compare", {rag::commands::compare, "A/B two or more pipelines on answered datasets, with a paired significance test"}},
       {"plugins", {rag::commands::plugins, "list the plugins found and where"}},
       {"check", {rag::commands::check, "validate a pipeline, show each stage's options and whether its index is current"}},
-      {"answer", {rag::commands::answer, "answer one question from retrieved sources, with citations (JSON)"}},
+      {"answer", {rag::commands::answer, "answer one question from retrieved sources, with citations (text on a terminal, else JSON)"}},
       {"answer_dataset", {rag::commands::answer_dataset, "add an answer to every result of a results file (or dataset)"}},
       {"evaluate_answers", {rag::commands::evaluate_answers, "ROUGE-L, token F1 and cited sources of answers against references"}},
   };

@@ -44,6 +44,7 @@ SourceSpan parse_truth(const std::string& text) {
 // A --truth file that no chunk comes from scores 0 whatever the ranking: say so, and which
 // indexed file it may mean.
 void check_truth_files(const std::vector<SourceSpan>& truths, const Index& index) {
+  if (truths.empty()) return;
   std::set<std::string_view> files;
   for (const Chunk& c : index.chunks()) files.insert(c.file_path);
   for (const SourceSpan& t : truths) {
@@ -92,22 +93,22 @@ json results_json(const Index& index, const std::string& query, const std::vecto
 // One query's results for people: each hit's place, section and score, then its matching lines.
 std::string results_text(const Index& index, const std::string& query, const std::vector<Hit>& hits, double elapsed_ms,
                          const json& metrics) {
-  const cli::Highlighter highlighter(query, cli::stdout_takes_color());
+  const cli::Style style = cli::Style::for_stdout();
+  const cli::Highlighter highlighter(query, style);
   std::ostringstream out;
   for (const Hit& h : hits) {
     const Chunk& c = index.chunks()[h.chunk];
-    out << highlighter.strong(cli::location(c.file_path, c.first_line, c.last_line));
-    if (!c.section.empty()) out << "  " << c.section;
+    out << style.strong(cli::location(c.file_path, c.first_line, c.last_line));
+    if (!c.section.empty()) out << "  " << cli::printable(c.section);
     std::ostringstream score;
     score << std::fixed << std::setprecision(2) << h.score;
-    out << "  " << highlighter.faint(score.str()) << "\n"
-        << highlighter.matching_lines(c.text, c.first_line, 4) << "\n";
+    out << "  " << style.faint(score.str()) << "\n" << highlighter.matching_lines(c.text, c.first_line, 4) << "\n";
   }
   std::ostringstream summary;
   summary << std::fixed << std::setprecision(2) << hits.size() << " results in " << elapsed_ms << " ms, "
           << index.strategy();
   if (metrics.contains("recall@5")) summary << ", recall@5 " << metrics["recall@5"].get<double>();
-  out << highlighter.faint(summary.str()) << "\n";
+  out << style.faint(summary.str()) << "\n";
   return out.str();
 }
 
@@ -123,7 +124,7 @@ int search(const cli::Invocation& inv) {
       ("truth", cli::po::value<std::vector<std::string>>(), "a ground-truth span FILE:FIRST:LAST, to report recall@5");
   cli::po::positional_options_description positional;
   positional.add("query", -1);
-  const auto vm = cli::parse(inv, "QUERY... [-k N] [--pipeline NAME|FILE] [--format text|json] [--truth FILE:FIRST:LAST]",
+  const auto vm = cli::parse(inv, "QUERY... [-k N] [--pipeline NAME|FILE] [--set KEY=VALUE ...] [--format text|json] [--truth FILE:FIRST:LAST]",
                              options, positional);
   if (!vm) return 0;
   if (!vm->count("query"))
@@ -139,14 +140,14 @@ int search(const cli::Invocation& inv) {
   if (from_input && !truths.empty()) throw Error("rag search: --truth is for one query; with - use search_dataset and evaluate");
 
   cli::LoadedPipeline loaded(*vm);
-  const Index index(loaded.pipeline, loaded.stages);
+  const Index index(loaded.stages);
   warn(index);
   check_truth_files(truths, index);
   if (k > index.chunks().size())
     std::cerr << "warning: --k " << k << " is more than the " << index.chunks().size()
               << " chunks of the index; returning at most those\n";
 
-  const auto answer = [&](const std::string& text) {
+  const auto run_query = [&](const std::string& text) {
     const auto start = Clock::now();
     const std::vector<Hit> hits = index.search(text, k);
     const double elapsed = milliseconds_since(start);
@@ -156,7 +157,7 @@ int search(const cli::Invocation& inv) {
     return hits.empty();
   };
   if (!from_input) {
-    if (answer(query)) std::cerr << "note: no chunk of the index matches any word of the query\n";
+    if (run_query(query)) std::cerr << "note: no chunk of the index matches any word of the query\n";
     return 0;
   }
   // One query a line; blank lines are passed over, a line that is not UTF-8 stops with its number.
@@ -165,7 +166,7 @@ int search(const cli::Invocation& inv) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     if (!utf8::is_valid(line)) throw Error("standard input, line " + std::to_string(number) + ": not valid UTF-8");
-    answer(line);
+    run_query(line);
   }
   return 0;
 }
@@ -177,15 +178,14 @@ int search_dataset(const cli::Invocation& inv) {
       ("dataset_path", cli::po::value<std::string>()->required(), "questions (JSON with rag_questions)")
       ("save_directory", cli::po::value<std::string>()->required(), "folder for the results file")
       ("k", cli::po::value<long long>()->default_value(10), "sources per question (1-10)");
-  const auto vm = cli::parse(inv, "--dataset_path FILE --save_directory DIR [--k N] [--pipeline FILE]", options);
+  const auto vm = cli::parse(inv, "--dataset_path FILE --save_directory DIR [--k N] [--pipeline NAME|FILE] [--set KEY=VALUE ...]", options);
   if (!vm) return 0;
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
   const std::filesystem::path dataset_path = (*vm)["dataset_path"].as<std::string>();
   const std::vector<Question> questions = load_questions(dataset_path);
   const std::filesystem::path output = std::filesystem::path((*vm)["save_directory"].as<std::string>()) / dataset_path.filename();
   cli::LoadedPipeline loaded(*vm);
-  const Pipeline& pipeline = loaded.pipeline;
-  const Index index(pipeline, loaded.stages);
+  const Index index(loaded.stages);
   warn(index);
 
   const ResultsFile results = search_questions(index, questions, k);

@@ -33,14 +33,38 @@ void for_each_piece(std::string_view text, Visit visit) {
 }
 
 std::string wrap(std::string_view text, std::string_view code, bool color) {
-  if (!color) return std::string(text);
+  if (!color) return printable(text);
   std::string out(code);
-  out += text;
+  out += printable(text);
   out += kReset;
   return out;
 }
 
 }  // namespace
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n') || u == 0x7f) {
+      out += '^';
+      out += static_cast<char>(u ^ 0x40);  // ESC -> ^[, DEL -> ^?
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Style Style::for_stdout() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return Style(::isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || *no_color == '\0'));
+}
+
+std::string Style::strong(std::string_view text) const { return wrap(text, kBold, color_); }
+std::string Style::faint(std::string_view text) const { return wrap(text, kDim, color_); }
+std::string Style::match(std::string_view text) const { return wrap(text, kMatch, color_); }
 
 std::string location(const std::string& path, std::size_t first_line, std::size_t last_line) {
   // Appended piece by piece: `"-" + temporary` trips a false -Wrestrict of GCC 12 at -O3.
@@ -54,7 +78,7 @@ std::string location(const std::string& path, std::size_t first_line, std::size_
   return out;
 }
 
-Highlighter::Highlighter(std::string_view query, bool color) : analyzer_(AnalyzerConfig{}), color_(color) {
+Highlighter::Highlighter(std::string_view query, Style style) : analyzer_(AnalyzerConfig{}), style_(style) {
   for (auto& term : analyzer_.analyze(query)) terms_.insert(std::move(term));
 }
 
@@ -73,7 +97,7 @@ bool Highlighter::has_match(std::string_view text) const {
 std::string Highlighter::mark(std::string_view text) const {
   std::string out;
   for_each_piece(text, [&](std::string_view piece, bool word) {
-    out += word && matches(piece) ? wrap(piece, kMatch, color_) : std::string(piece);
+    out += word && matches(piece) ? style_.match(piece) : printable(piece);
   });
   return out;
 }
@@ -103,18 +127,10 @@ std::string Highlighter::matching_lines(std::string_view text, std::size_t first
   std::string out;
   for (const Line* line : shown) {
     const std::string number = std::to_string(line->number);
-    out += "  " + std::string(width - number.size(), ' ') + wrap(number, kDim, color_) + " | " + mark(line->text) + "\n";
+    out += "  " + std::string(width - number.size(), ' ') + style_.faint(number) + " | " + mark(line->text) + "\n";
   }
   return out;
 }
 
-std::string Highlighter::strong(std::string_view text) const { return wrap(text, kBold, color_); }
-
-std::string Highlighter::faint(std::string_view text) const { return wrap(text, kDim, color_); }
-
-bool stdout_takes_color() {
-  const char* no_color = std::getenv("NO_COLOR");
-  return ::isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || *no_color == '\0');
-}
 
 }  // namespace rag::cli

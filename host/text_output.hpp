@@ -13,22 +13,37 @@ namespace rag::cli {
 /// "path:12-40", or "path:12" for one line.
 std::string location(const std::string& path, std::size_t first_line, std::size_t last_line);
 
+/// `text` safe to print on a terminal: control characters but tab and line feed shown as ^X, so
+/// that a corpus file cannot move the cursor or change colors.
+std::string printable(std::string_view text);
+
+/// How text for people is set off: ANSI bold, dim and highlight on a terminal that takes colors,
+/// plain text anywhere else.
+class Style {
+ public:
+  explicit Style(bool color) : color_(color) {}
+  /// Whether stdout is a terminal that takes colors (NO_COLOR unset).
+  static Style for_stdout();
+
+  std::string strong(std::string_view text) const;  ///< headings: bold
+  std::string faint(std::string_view text) const;   ///< what matters less: dim
+  std::string match(std::string_view text) const;   ///< words of the query: bold red
+
+ private:
+  bool color_;
+};
+
 /// Marks the words of a text that match a query's terms, as the default analysis sees them
 /// (identifiers split, English stems), so "parse port" marks `parse_port` and "ports".
 class Highlighter {
  public:
-  /// `color`: ANSI bold on a terminal (and NO_COLOR unset), else plain text.
-  Highlighter(std::string_view query, bool color);
+  Highlighter(std::string_view query, Style style);
 
   /// The lines of `text`, whose first line is line `first_line` of its file, that hold words of
-  /// the query (at most `max`; the first lines when none does), each as "  NN | line".
+  /// the query (at most `max`; the first lines when none does), each as "  NN | line", printable.
   std::string matching_lines(std::string_view text, std::size_t first_line, std::size_t max) const;
-  /// `text` with the query's words marked.
+  /// `text` with the query's words marked, printable.
   std::string mark(std::string_view text) const;
-  /// `text` emphasised as a heading would be (bold on a terminal).
-  std::string strong(std::string_view text) const;
-  /// `text` set back, for what matters less (dim on a terminal).
-  std::string faint(std::string_view text) const;
 
  private:
   bool matches(std::string_view word) const;
@@ -36,10 +51,7 @@ class Highlighter {
 
   Analyzer analyzer_;
   std::unordered_set<std::string> terms_;
-  bool color_;
+  Style style_;
 };
-
-/// Whether stdout is a terminal that takes colors (NO_COLOR unset).
-bool stdout_takes_color();
 
 }  // namespace rag::cli

@@ -16,7 +16,7 @@ say() { printf '==> %s\n' "$*" >&2; }
 packages=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
   libboost-dev libboost-program-options-dev libyaml-cpp-dev libtree-sitter-dev libmd4c-dev
   libstemmer-dev nlohmann-json3-dev libcpp-httplib-dev libtbb-dev libgtest-dev libgmock-dev
-  libbenchmark-dev zlib1g-dev libicu-dev)
+  libbenchmark-dev zlib1g-dev libicu-dev libxxhash-dev)
 source scripts/debian.sh
 command -v npm >/dev/null || packages+=(npm)  # keep a Node.js the machine already has
 ensure_debian_packages "${packages[@]}"

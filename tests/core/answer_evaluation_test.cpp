@@ -52,11 +52,11 @@ TEST(DescribeScores, MeanQuartilesAndHistogram) {
   EXPECT_DOUBLE_EQ(describe_scores({}).mean, 0.0);
 }
 
-AnsweredResult answered(const std::string& id, const std::string& text, std::vector<SourceSpan> cited) {
+AnsweredResult answered(const std::string& id, const std::string& text, const std::vector<SourceSpan>& cited) {
   AnsweredResult a;
   a.result.question_id = id;
   a.record.answer = text;
-  a.record.cited = std::move(cited);
+  for (const auto& span : cited) a.record.cited.push_back({span, 0, "", "", 0, 0});
   return a;
 }
 
@@ -94,7 +94,10 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
         {"file_path": "f.md", "first_character_index": 0, "last_character_index": 10, "score": 2.5}]},
       {"question_id": "q2", "question_str": "two?", "retrieved_sources": []}], "k": 5})");
   const auto file = dir / "answers.json";
-  save_answers(file, document, {{"Answer one [1].", {{"f.md", 0, 10}}, 1.5}, {"No idea.", {}, 0.5}});
+  AnswerRecord cites_one{"Answer one [1].", {}, 1.5};
+  cites_one.cited.emplace_back();
+  cites_one.cited.back().span = {"f.md", 0, 10};
+  save_answers(file, document, {cites_one, {"No idea.", {}, 0.5}});
   const auto saved = nlohmann::json::parse(testing::read_all(file));
   EXPECT_EQ(saved["k"], 5);
   EXPECT_EQ(saved["search_results"][0]["retrieved_sources"][0]["score"], 2.5);  // kept as it was
@@ -106,7 +109,7 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
   EXPECT_EQ(answers[0].result.question_id, "q1");
   EXPECT_EQ(answers[0].record.answer, "Answer one [1].");
   ASSERT_EQ(answers[0].record.cited.size(), 1u);
-  EXPECT_EQ(answers[0].record.cited[0].last, 10u);
+  EXPECT_EQ(answers[0].record.cited[0].span.last, 10u);
   EXPECT_DOUBLE_EQ(answers[0].record.generation_ms, 1.5);
   EXPECT_TRUE(answers[1].record.cited.empty());
 

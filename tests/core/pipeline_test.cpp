@@ -57,7 +57,6 @@ TEST(Pipeline, LoadsAValidFile) {
   EXPECT_EQ(p.base, dir.path());
   EXPECT_EQ(p.corpus_dir, dir / "some/repo");
   EXPECT_EQ(p.index_dir, dir / "index/mini");
-  EXPECT_EQ(p.locate("some/repo/a.py"), dir / "some/repo/a.py");
   EXPECT_EQ(p.command("index"), "rag index");
 }
 
@@ -88,7 +87,10 @@ TEST(Pipeline, HashFollowsContentNotNames) {
 
 TEST(Pipeline, PathsOfAPipelineInConfigsAreRelativeToTheProject) {
   testing::TempDir dir;
-  const Pipeline p = Pipeline::load(dir.write("configs/ablation/p.yaml", kValid), {}, "ablation/p");
+  // A folder named configs that is no project's (no default.yaml): paths are the file's own.
+  EXPECT_EQ(Pipeline::load(dir.write("configs/ablation/p.yaml", kValid)).base, dir / "configs/ablation");
+  dir.write("configs/default.yaml", kValid);
+  const Pipeline p = Pipeline::load(dir / "configs/ablation/p.yaml", {}, "ablation/p");
   EXPECT_EQ(p.base, dir.path());
   EXPECT_EQ(p.corpus_dir, dir / "some/repo");
   EXPECT_EQ(p.index_dir, dir / "index/mini");
@@ -146,6 +148,16 @@ TEST(Pipeline, OverridesThatDoNotFitSayWhy) {
   EXPECT_THAT(error("retriever..k1=1"), HasSubstr("a key is missing"));
   EXPECT_THAT(error("chunkers[x].files=a"), HasSubstr("[x] is not an entry number or [*]"));
   EXPECT_THAT(error("chunkers[0=a"), HasSubstr("a '[' is not closed"));
+  try {
+    Pipeline::load(file, {"corpus.exclude=[]", "corpus.exclude[*]=x"});
+    ADD_FAILURE() << "[*] of an empty list";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("corpus.exclude has no entries, so [*] would set nothing"));
+  }
+  EXPECT_THAT(error("corpus.root="), HasSubstr("corpus.root is required"));  // YAML null
+  EXPECT_THAT(error("corpus.root=''"), HasSubstr("corpus.root is empty"));
+  EXPECT_THAT(error("index=."), HasSubstr("index must be a folder of its own"));
+  EXPECT_THAT(error("index=some/repo"), HasSubstr("not the project or the corpus"));
   EXPECT_THAT(error("name=[unclosed"), HasSubstr("the value is not valid YAML"));
   // Once applied, the pipeline is checked as a file is: the message names file, override and key.
   EXPECT_THAT(error("retreiver.plugin=bm25"), AllOf(HasSubstr("p.yaml with --set retreiver.plugin=bm25"),
@@ -209,6 +221,11 @@ TEST(Project, PipelinesByNameFromAnyFolderOfTheProject) {
   EXPECT_EQ(locate_pipeline("tfidf", dir / "deep").file, dir / "configs/tfidf.yaml");
   EXPECT_EQ(locate_pipeline("ablation/1-plain", dir.path()).reference, "ablation/1-plain");
   EXPECT_EQ(locate_pipeline("../configs/tfidf.yaml", dir / "deep").file, dir / "configs/tfidf.yaml");  // a path
+  dir.write("deep/tfidf", "not a pipeline");  // a file named like a pipeline: the name wins
+  EXPECT_EQ(locate_pipeline("tfidf", dir / "deep").file, dir / "configs/tfidf.yaml");
+  dir.write("deep/mine", "corpus: {root: r}");  // no pipeline of that name: the file
+  EXPECT_EQ(locate_pipeline("mine", dir / "deep").file, dir / "deep/mine");
+  dir.write("configs/old.yml", kValid);  // only .yaml files are pipelines by name
   EXPECT_EQ(pipeline_names(dir.path()), (std::vector<std::string>{"ablation/1-plain", "default", "tfidf"}));
   EXPECT_EQ(pipeline_base(dir / "configs/ablation/1-plain.yaml"), dir.path());
   EXPECT_EQ(pipeline_base(dir / "deep/p.yaml"), dir / "deep");

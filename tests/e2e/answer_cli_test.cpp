@@ -68,6 +68,7 @@ TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
     EXPECT_EQ(a["retrieved_sources"], results["search_results"][i]["retrieved_sources"]);  // untouched
     EXPECT_FALSE(a["answer"].get<std::string>().empty());
     EXPECT_FALSE(a["cited_sources"].empty());
+    for (const auto& cited : a["cited_sources"]) EXPECT_GE(cited["first_line"].get<int>(), 1);
     EXPECT_TRUE(a.contains("generation_ms"));
   }
 

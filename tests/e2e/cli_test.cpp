@@ -221,8 +221,18 @@ TEST_F(CliTest, CompareTwoPipelines) {
   EXPECT_THAT(ab.err, HasSubstr("B (pipeline.yaml retriever.options.k1=0.5): building its index"));
   EXPECT_THAT(ab.err, ::testing::Not(HasSubstr("A (pipeline.yaml): building")));  // A's index is the one built above
   const json ab_report = json::parse(testing::read_all(dir_ / "ab.json"));
-  EXPECT_EQ(ab_report["pipelines"][1]["name"], "pipeline.yaml retriever.options.k1=0.5");
+  EXPECT_EQ(ab_report["pipelines"][1]["column"], "pipeline.yaml retriever.options.k1=0.5");
+  EXPECT_THAT(ab.out, HasSubstr("B: pipeline.yaml retriever.options.k1=0.5"));  // the whole label heads its column
   EXPECT_EQ(ab_report["pipelines"][1]["overrides"][0], "retriever.options.k1=0.5");
+  // Two files that share a name: labelled by file.
+  std::string renamed = testing::read_all(dir_ / "tfidf.yaml");
+  renamed.replace(renamed.find("index: index-tfidf"), 18, "index: index-copy");
+  dir_.write("copy.yaml", "name: tfidf\n" + renamed);
+  dir_.write("tfidf-named.yaml", "name: tfidf\n" + testing::read_all(dir_ / "tfidf.yaml"));
+  const Outcome same_name = rag("compare tfidf-named.yaml copy.yaml --dataset answered.json");
+  ASSERT_EQ(same_name.status, 0) << same_name.err;
+  EXPECT_THAT(same_name.out, HasSubstr("A: tfidf-named.yaml"));
+  EXPECT_THAT(same_name.out, HasSubstr("B: copy.yaml"));
   expect_error("compare pipeline.yaml pipeline.yaml --set C:retriever.options.k1=0.5 --dataset answered.json",
                "--set C:retriever.options.k1=0.5 names pipeline C, but there are only 2 (A to B)");
 

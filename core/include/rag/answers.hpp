@@ -17,8 +17,9 @@ namespace rag {
 /// What answering adds to one search result.
 struct AnswerRecord {
   std::string answer;
-  /// The sources the answer cites ([n] in its text), as spans of the files.
-  std::vector<SourceSpan> cited;
+  /// The sources the answer cites ([n] in its text): spans of the files, with their lines when
+  /// known (0 when read from a file that has none).
+  std::vector<RetrievedSource> cited;
   double generation_ms = 0;
 };
 

@@ -60,7 +60,7 @@ struct CorpusSnapshot {
 struct CorpusChanges {
   std::vector<std::string> changed, added, removed;  ///< paths below the corpus root
   bool empty() const { return changed.empty() && added.empty() && removed.empty(); }
-  /// "2 files changed (a.md, b.py), 1 added (c.md)": counts, and the first `shown` of each.
+  /// "2 changed (a.md, b.py), 1 added (c.md)": counts, and the first `shown` of each.
   std::string describe(std::size_t shown = 3) const;
 };
 CorpusChanges compare_corpus(const CorpusSnapshot& snapshot, const CorpusListing& now);

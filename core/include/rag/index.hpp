@@ -33,9 +33,10 @@ struct IndexReport {
   std::vector<std::string> notes;  ///< why files were passed over
 };
 
-/// Chunks the corpus with the stages' chunkers and builds their retriever in parallel, then
-/// commits the new index. Throws rag::Error on I/O failure; the previous index stays usable.
-IndexReport build_index(const Pipeline& pipeline, PipelineStages& stages);
+/// Chunks the corpus of the stages' pipeline with their chunkers and builds their retriever in
+/// parallel, then commits the new index. Throws rag::Error when the corpus is missing or gives no
+/// chunks, a chunker fails, or on I/O failure; the previous index stays usable.
+IndexReport build_index(PipelineStages& stages);
 
 /// Chunks one file with the pipeline's chunkers (what `index` does for each file).
 std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, const std::string& kind);
@@ -46,16 +47,16 @@ struct IndexState {
   std::string why;          ///< for missing and stale: what is wrong (Pipeline::command("index") mends it)
   nlohmann::json manifest;  ///< for stale and current: the index's manifest
 };
-/// Missing (or unreadable), stale (another format, another pipeline configuration, a changed
+/// Missing, stale (damaged, another format, another pipeline configuration, a changed or missing
 /// corpus), or current.
 IndexState inspect_index(const Pipeline& pipeline);
 
 class Index {
  public:
-  /// Opens the pipeline's index with a retriever of `stages`. Throws rag::Error when there is
-  /// none, when it comes from another format or pipeline configuration, or when a file is
-  /// missing or damaged.
-  Index(const Pipeline& pipeline, PipelineStages& stages);
+  /// Opens the index of the stages' pipeline with a retriever of `stages`. Throws rag::Error when
+  /// there is none, when it comes from another format or pipeline configuration, or when a file
+  /// is missing or damaged.
+  explicit Index(PipelineStages& stages);
   ~Index();
 
   const std::vector<Chunk>& chunks() const { return chunks_; }

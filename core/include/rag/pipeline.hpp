@@ -74,9 +74,6 @@ struct Pipeline {
   /// retriever), not of names, descriptions or comments.
   std::string content_hash() const;
 
-  /// Where a file that results name `name` ("data/raw/vllm-0.10.1/docs/a.md") is on disk.
-  std::filesystem::path locate(const std::string& name) const;
-
   /// The command line that runs `verb` on this pipeline as it was given, for messages:
   /// "rag index", "rag index --pipeline tfidf --set retriever.options.k1=0.9".
   std::string command(const std::string& verb) const;
@@ -84,9 +81,5 @@ struct Pipeline {
   /// The file as messages name it, with the overrides when there are some.
   std::string label() const;
 };
-
-/// Applies one `--set` override, "KEY=VALUE" (see Pipeline::load), to a pipeline's YAML,
-/// creating the mappings the key path needs. Throws rag::Error saying what does not fit.
-void apply_override(YAML::Node& root, const std::string& assignment);
 
 }  // namespace rag

@@ -17,7 +17,7 @@
 namespace rag {
 
 /// Bumped whenever an interface in core changes shape. The host refuses other versions.
-/// 2: Options records the options read (effective()).
+/// 2: Options records the options read (effective()); Chunk and Evidence carry line numbers.
 inline constexpr std::uint32_t kPluginAbiVersion = 2;
 
 enum class PluginKind : std::uint32_t { chunker = 1, retriever = 2, generator = 3 };

@@ -1,7 +1,7 @@
 #pragma once
 // Finding and loading plugins (Boost.DLL). A library stays loaded while the registry or any
 // object made by its plugin lives, so objects may outlive the registry; errors a plugin throws
-// reach the caller as rag::Error made by the host (see src/plugin_boundary.hpp).
+// reach the caller as rag::Error made by the host (see src/pipeline/plugin_boundary.hpp).
 #include <boost/dll/shared_library.hpp>
 
 #include <filesystem>

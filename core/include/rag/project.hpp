@@ -22,14 +22,15 @@ struct PipelineLocation {
   std::string reference;
 };
 
-/// What `--pipeline SPEC` names from `working_folder` (absolute): an existing file; else, when
-/// SPEC has no .yaml/.yml extension, the pipeline of that name in the working folder's project;
-/// with SPEC empty, the project's default. Throws rag::Error saying what was looked for, and
-/// which pipelines the project has, when there is no such file.
+/// What `--pipeline SPEC` names from `working_folder` (absolute): the pipeline of that name in the
+/// working folder's project (SPEC without a .yaml/.yml extension, configs/SPEC.yaml existing);
+/// else a file, relative to the working folder; with SPEC empty, the project's default. Throws
+/// rag::Error saying what was looked for, and which pipelines the project has, when there is
+/// no such pipeline or file.
 PipelineLocation locate_pipeline(const std::string& spec, const std::filesystem::path& working_folder);
 
 /// The folder a pipeline file's relative paths (corpus root, index, plugin paths) are relative
-/// to: the folder that holds the nearest `configs` folder above the file (configs/x.yaml and
+/// to: the project whose `configs` folder holds the file (configs/x.yaml and
 /// configs/ablation/y.yaml both resolve against the project), else the file's own folder.
 std::filesystem::path pipeline_base(const std::filesystem::path& file);
 

@@ -23,6 +23,7 @@ struct StageReport {
   std::string version;           ///< the plugin's
   std::filesystem::path library;  ///< the plugin's
   YAML::Node options;            ///< every option the stage uses, defaults filled in
+  const ChunkerRule* rule = nullptr;  ///< for a chunker, its rule of the pipeline
 };
 
 class PipelineStages {
@@ -31,6 +32,7 @@ class PipelineStages {
   /// plugin or a bad option, naming the file and the key.
   PipelineStages(const Pipeline& pipeline, const PluginRegistry& registry);
 
+  const Pipeline& pipeline() const { return pipeline_; }
   /// A chunker per rule of Pipeline::chunkers, in order. Thread-safe to use.
   const std::vector<std::unique_ptr<Chunker>>& chunkers() const { return chunkers_; }
   /// The retriever, not yet built or loaded: the one made when checking, then a new one at each

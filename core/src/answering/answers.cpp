@@ -13,8 +13,13 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
                 std::to_string(results.size()) + " search results");
   for (std::size_t i = 0; i < records.size(); ++i) {
     json cited = json::array();
-    for (const auto& s : records[i].cited)
-      cited.push_back({{"file_path", s.file_path}, {"first_character_index", s.first}, {"last_character_index", s.last}});
+    for (const auto& s : records[i].cited) {
+      json source = {{"file_path", s.span.file_path},
+                     {"first_character_index", s.span.first},
+                     {"last_character_index", s.span.last}};
+      if (s.first_line != 0) source.update({{"first_line", s.first_line}, {"last_line", s.last_line}});
+      cited.push_back(std::move(source));
+    }
     results[i]["answer"] = records[i].answer;
     results[i]["cited_sources"] = std::move(cited);
     results[i]["generation_ms"] = records[i].generation_ms;
@@ -42,11 +47,13 @@ std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
             !s.contains("first_character_index") || !s["first_character_index"].is_number_unsigned() ||
             !s.contains("last_character_index") || !s["last_character_index"].is_number_unsigned())
           throw Error(where + ": a cited source needs file_path, first_character_index and last_character_index");
-        a.record.cited.push_back({s["file_path"].get<std::string>(), s["first_character_index"].get<std::size_t>(),
-                                  s["last_character_index"].get<std::size_t>()});
+        RetrievedSource source;
+        source.span = {s["file_path"].get<std::string>(), s["first_character_index"].get<std::size_t>(),
+                       s["last_character_index"].get<std::size_t>()};
+        a.record.cited.push_back(std::move(source));
       }
     } else {
-      for (const auto& s : a.result.sources) a.record.cited.push_back(s.span);
+      a.record.cited = a.result.sources;
     }
     if (entry.contains("generation_ms") && entry["generation_ms"].is_number())
       a.record.generation_ms = entry["generation_ms"].get<double>();

@@ -131,7 +131,7 @@ AnswerEvaluation evaluate_answers(const std::vector<Question>& dataset, const st
       s.rouge_l = rouge_l_f1(candidate, reference);
       s.token_f1 = token_f1(candidate, reference);
       for (const auto& truth : q.sources)
-        for (const auto& cited : a.record.cited) s.cites_truth = s.cites_truth || overlaps(truth, cited);
+        for (const auto& cited : a.record.cited) s.cites_truth = s.cites_truth || overlaps(truth, cited.span);
       ++e.answered;
     }
     rouge.push_back(s.rouge_l);

@@ -7,6 +7,7 @@
 #include "rag/error.hpp"
 #include "rag/glob.hpp"
 #include "rag/project.hpp"
+#include "pipeline_overrides.hpp"
 
 namespace rag {
 namespace {
@@ -120,6 +121,7 @@ Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const 
 
   Section corpus(top.required("corpus"), "corpus", file);
   p.corpus_root = corpus.string("root", corpus.required("root"));
+  if (p.corpus_root.empty()) corpus.fail_key("root", "is empty; name the repository's folder (e.g. data/raw/vllm-0.10.1)");
   while (p.corpus_root.size() > 1 && p.corpus_root.back() == '/') p.corpus_root.pop_back();
   p.corpus_dir = resolve(p.corpus_root);
   if (const YAML::Node n = corpus.optional("include"); n.IsDefined()) p.include = corpus.strings("include", n);
@@ -166,6 +168,9 @@ Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const 
   p.context = top.optional("context");
   p.context_where = file + ": context";
   p.index_dir = resolve(top.string("index", top.required("index")));
+  // The index folder is the index's alone: rebuilds delete other generations in it.
+  if (p.index_dir == p.base || p.index_dir == p.corpus_dir)
+    top.fail_key("index", "must be a folder of its own (e.g. index/" + p.name + "), not the project or the corpus");
   if (const YAML::Node n = top.optional("plugin_paths"); n.IsDefined())
     for (const auto& s : top.strings("plugin_paths", n)) p.plugin_paths.push_back(resolve(s));
   top.finish();
@@ -252,8 +257,6 @@ std::string Pipeline::content_hash() const {
   d.add("retriever").add(retriever.plugin).add(dump(retriever.options));
   return d.hex();
 }
-
-std::filesystem::path Pipeline::locate(const std::string& file_name) const { return (base / file_name).lexically_normal(); }
 
 std::string Pipeline::command(const std::string& verb) const {
   std::string out = "rag " + verb;

@@ -1,10 +1,9 @@
-#include <yaml-cpp/yaml.h>
+#include "pipeline_overrides.hpp"
 
 #include <string>
 #include <vector>
 
 #include "rag/error.hpp"
-#include "rag/pipeline.hpp"
 
 namespace rag {
 namespace {
@@ -90,6 +89,7 @@ void assign(YAML::Node node, const std::vector<Step>& steps, std::size_t i, cons
   }
   if (!node.IsSequence()) throw Error("--set " + assignment + ": " + here + " is not a list");
   if (step.kind == Step::Kind::every) {
+    if (node.size() == 0) throw Error("--set " + assignment + ": " + here + " has no entries, so [*] would set nothing");
     for (std::size_t entry = 0; entry < node.size(); ++entry) set_or_descend(node, entry);
     return;
   }

@@ -18,7 +18,7 @@ class Held {
  protected:
   template <class Call>
   auto call(const char* entry_point, Call&& f) const -> decltype(f()) {
-    return guarded("the " + plugin_ + " plugin failed in " + entry_point, std::forward<Call>(f));
+    return guarded([&] { return "the " + plugin_ + " plugin failed in " + entry_point; }, std::forward<Call>(f));
   }
 
   Library library_;

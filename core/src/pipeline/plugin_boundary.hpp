@@ -24,11 +24,12 @@ namespace rag::plugin_boundary {
 /// A loaded plugin library, shared by the registry and every object made by the plugin.
 using Library = std::shared_ptr<const boost::dll::shared_library>;
 
-/// Runs `call` (a call into plugin `plugin`) and returns what it returns; an exception it lets
-/// out becomes a rag::Error made here: the same message for a rag::Error, "<context>: <what>"
-/// for any other. std::bad_alloc stays what it is.
-template <class Call>
-auto guarded(const std::string& context, Call&& call) -> decltype(call()) {
+/// Runs `call`, a call into a plugin, and returns what it returns; an exception it lets out
+/// becomes a rag::Error made here: the same message for a rag::Error, "<context()>: <what>" for
+/// any other (`context` is only called then: calls into plugins are on the search path).
+/// std::bad_alloc stays what it is.
+template <class Context, class Call>
+auto guarded(Context context, Call&& call) -> decltype(call()) {
   try {
     return call();
   } catch (const Error& e) {
@@ -36,9 +37,9 @@ auto guarded(const std::string& context, Call&& call) -> decltype(call()) {
   } catch (const std::bad_alloc&) {
     throw std::bad_alloc();
   } catch (const std::exception& e) {
-    throw Error(context + ": " + e.what());
+    throw Error(context() + ": " + e.what());
   } catch (...) {
-    throw Error(context + " (with an exception that is not a std::exception)");
+    throw Error(context() + " (with an exception that is not a std::exception)");
   }
 }
 

@@ -110,8 +110,8 @@ namespace {
 // A plugin's factory, guarded: a constructor may throw anything, and returns nothing at its peril.
 template <class Make>
 auto construct(const PluginDescriptor& d, Options& options, Make make) {
-  auto object = plugin_boundary::guarded(options.where() + ": the " + std::string(d.name) + " plugin failed to start",
-                                         make);
+  auto object = plugin_boundary::guarded(
+      [&] { return options.where() + ": the " + std::string(d.name) + " plugin failed to start"; }, make);
   if (!object) throw Error(options.where() + ": the " + std::string(d.name) + " plugin made no object");
   return object;
 }

@@ -23,6 +23,7 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
     Options options(rule.options, rule.where + ".options");
     chunkers_.push_back(registry.make_chunker(rule.plugin, options));
     report_.push_back(describe(registry, PluginKind::chunker, "chunkers[" + std::to_string(i) + "]", rule.plugin, options));
+    report_.back().rule = &rule;
   }
   Options retriever_options(pipeline.retriever.options, pipeline.retriever.where + ".options");
   retriever_ = registry.make_retriever(pipeline.retriever.plugin, retriever_options);

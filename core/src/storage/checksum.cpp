@@ -1,8 +1,10 @@
 #include "rag/checksum.hpp"
 
+#include <xxhash.h>
 #include <zlib.h>
 
 #include <cstdio>
+#include <new>
 
 namespace rag {
 namespace {
@@ -17,12 +19,18 @@ std::uint32_t crc32_from(std::uint32_t running, std::string_view data) {
 
 std::uint32_t crc32(std::string_view data) { return crc32_from(0, data); }
 
+void Digest::Free::operator()(XXH3_state_s* state) const { XXH3_freeState(state); }
+
+Digest::Digest() : state_(XXH3_createState()) {
+  if (!state_ || XXH3_64bits_reset(state_.get()) != XXH_OK) throw std::bad_alloc();
+}
+
+Digest::~Digest() = default;
+
 Digest& Digest::add(std::string_view piece) {
-  // The length goes in first so that ("ab", "c") and ("a", "bc") differ.
   const std::uint64_t size = piece.size();
-  const std::string_view size_bytes(reinterpret_cast<const char*>(&size), sizeof size);
-  low_ = crc32_from(crc32_from(low_, size_bytes), piece);
-  high_ = crc32_from(crc32_from(high_ ^ 0xA5A5A5A5u, size_bytes), piece);
+  XXH3_64bits_update(state_.get(), &size, sizeof size);
+  XXH3_64bits_update(state_.get(), piece.data(), piece.size());
   return *this;
 }
 
@@ -32,7 +40,7 @@ Digest& Digest::add(std::uint64_t value) {
 
 std::string Digest::hex() const {
   char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%08x%08x", high_, low_);
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(state_.get())));
   return buffer;
 }
 

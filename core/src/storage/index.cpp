@@ -151,7 +151,8 @@ std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, co
   return out;
 }
 
-IndexReport build_index(const Pipeline& pipeline, PipelineStages& stages) {
+IndexReport build_index(PipelineStages& stages) {
+  const Pipeline& pipeline = stages.pipeline();
   const auto start = std::chrono::steady_clock::now();
   IndexReport report;
   const CorpusListing listing = list_corpus(pipeline);
@@ -175,7 +176,7 @@ IndexReport build_index(const Pipeline& pipeline, PipelineStages& stages) {
       const std::vector<const ChunkerRule*> rules = pipeline.chunkers_for(entry.relative_path);
       SourceRead read;
       try {
-        if (!rules.empty()) read = read_source(entry);
+        read = read_source(entry);  // even when no rule chunks it: its digest tells a touch from an edit
         snapshot.files[i].digest = read.digest;
       } catch (const Error& e) {
         // A file that vanished or became unreadable mid-run is passed over, not fatal.
@@ -297,7 +298,8 @@ IndexState inspect_index(const Pipeline& pipeline) {
   return state;
 }
 
-Index::Index(const Pipeline& pipeline, PipelineStages& stages) {
+Index::Index(PipelineStages& stages) {
+  const Pipeline& pipeline = stages.pipeline();
   CorpusSnapshot corpus;
   const std::string damaged = " is damaged; run `" + pipeline.command("index") + "` to rebuild it";
   const auto open = [&] {

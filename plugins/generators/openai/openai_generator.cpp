@@ -39,13 +39,6 @@ OpenAiGenerator::OpenAiGenerator(Options& options)
   if (model_.empty())
     options.fail("model", "is required: the name of a model the server serves (e.g. Qwen/Qwen3-0.6B for "
                           "`vllm serve Qwen/Qwen3-0.6B`)");
-  if (!api_key_env_.empty()) {
-    const char* key = std::getenv(api_key_env_.c_str());
-    if (key == nullptr || *key == '\0')
-      options.fail("api_key_env", "the environment variable " + api_key_env_ +
-                                      " is not set; export it with the server's API key");
-    api_key_ = key;
-  }
   options.finish();
 }
 
@@ -83,7 +76,15 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
                      {"max_tokens", max_tokens_},
                      {"stream", stream_}};
   HttpJsonClient::Headers headers;
-  if (!api_key_.empty()) headers.emplace_back("Authorization", "Bearer " + api_key_);
+  // The key is read when it is needed: a command that never generates (index, search) does not
+  // need the variable set.
+  if (!api_key_env_.empty()) {
+    const char* key = std::getenv(api_key_env_.c_str());
+    if (key == nullptr || *key == '\0')
+      throw Error(where_ + ".api_key_env: the environment variable " + api_key_env_ +
+                  " is not set; export it with the server's API key");
+    headers.emplace_back("Authorization", "Bearer " + std::string(key));
+  }
   const ServerHints server = this->server();
   const auto not_json = [&](std::string_view text) {
     return Error(server.name + " sent a reply that is not a chat completion: " + error_text(text));

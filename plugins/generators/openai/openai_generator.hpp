@@ -29,7 +29,6 @@ class OpenAiGenerator final : public Generator {
   std::string where_;
   std::string model_;
   std::string api_key_env_;
-  std::string api_key_;
   double temperature_ = 0.2;
   long long max_tokens_ = 512;
   bool stream_ = false;
