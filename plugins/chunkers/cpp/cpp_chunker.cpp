@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "rag/utf8.hpp"
+#include "scope_chunks.hpp"
 #include "tree_sitter_support.hpp"
 
 extern "C" const TSLanguage* tree_sitter_cpp(void);
@@ -18,13 +19,15 @@ namespace {
 using tree_sitter::begin_of;
 using tree_sitter::Cursor;
 using tree_sitter::end_of;
+using tree_sitter::field;
+using tree_sitter::for_each_named_child;
+using tree_sitter::text_of;
 using tree_sitter::type_of;
 
-TSNode field(TSNode node, std::string_view name) {
-  return ts_node_child_by_field_name(node, name.data(), static_cast<std::uint32_t>(name.size()));
-}
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+// The whitespace of a line in C and C++ (the standard's, but for the line breaks): indentation
+// is made of these.
+constexpr std::string_view kBlanks = " \t\f\v";
+bool is_blank(char c) { return kBlanks.find(c) != std::string_view::npos; }
 bool is_space(char c) { return is_blank(c) || c == '\n' || c == '\r'; }
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -89,100 +92,59 @@ struct Definition {
 // whitespace.
 class FileChunker {
  public:
-  FileChunker(const SourceFile& file, TSNode root, SplitLimits limits, std::size_t min_chars)
-      : file_(file), text_(file.text()), root_(root), limits_(limits), min_chars_(min_chars) {
-    lines_ = line_starts(text_, {0, text_.size()});
-    index_tree();
+  FileChunker(const SourceFile& file, TSNode root, tree_sitter::ChunkSizes sizes)
+      : text_(file.text()), root_(root), chunks_(file, sizes, kBlanks) {
+    chunks_.set_nested_starts(index_tree());
   }
 
   std::vector<ChunkSpan> run() && {
     chunk_scope(root_, {0, text_.size()}, "", false, 0);
-    return std::move(out_);
+    return std::move(chunks_).take();
   }
 
  private:
-  // Pieces of one scope waiting for a neighbour to merge with (min_chunk_size).
-  struct Group {
-    ByteRange bytes;
-    std::string section;
-    std::size_t count = 0;
-  };
-
   // Cuts `range`, the extent of a scope whose items are the children of `body`, into chunks.
   // In a file, namespace or class every definition is a unit of its own; in a function only a
   // nested definition too large to travel with the surrounding statements is. `depth` counts
   // the definitions around the scope.
   void chunk_scope(TSNode body, ByteRange range, const std::string& scope, bool in_function, std::size_t depth) {
     const std::vector<Item> items = items_of(body);
-    Group group;
+    tree_sitter::ScopeChunks pieces(chunks_, scope);
     std::size_t run_begin = range.begin;
     std::vector<std::size_t> run_cuts;
     for (std::size_t i = 0; i < items.size(); ++i) {
       ByteRange segment{items[i].begin, i + 1 < items.size() ? items[i + 1].begin : range.end};
       const Definition definition = definition_of(items[i].node);
-      bool fits = this->fits(segment);
+      bool fits = chunks_.fits(segment);
       if (!definition.found || (in_function && fits)) {
         run_cuts.push_back(segment.begin);
         continue;
       }
       // The scope's opening ("namespace vllm {") is too little to be a chunk of its own: it
       // goes with a first member that fits with it, or that must be split anyway.
-      if (run_begin == range.begin && run_cuts.empty() && (!fits || this->fits({run_begin, segment.end}))) {
+      if (run_begin == range.begin && run_cuts.empty() && (!fits || chunks_.fits({run_begin, segment.end}))) {
         segment.begin = run_begin;
-        fits = this->fits(segment);
+        fits = chunks_.fits(segment);
       }
-      add_run({run_begin, segment.begin}, run_cuts, scope, group);
+      pieces.add_run({run_begin, segment.begin}, run_cuts);
       run_cuts.clear();
       const std::string name = qualified(scope, definition.name);
       if (fits) {
-        add_piece(group, scope, trim(text_, segment), name);
+        pieces.add(trim(text_, segment), name);
       } else {
-        flush(group, scope);
+        pieces.flush();
         chunk_scope(depth < kMaxNesting ? definition.body : TSNode{}, segment, name, definition.is_function,
                     depth + 1);
       }
       run_begin = segment.end;
     }
-    add_run({run_begin, range.end}, run_cuts, scope, group);
-    flush(group, scope);
+    pieces.add_run({run_begin, range.end}, run_cuts);
+    pieces.flush();
   }
-
-  bool fits(ByteRange range) const { return file_.char_count(trim(text_, range)) <= limits_.max_chars; }
 
   static std::string qualified(const std::string& scope, const std::string& name) {
     if (name.empty()) return scope;
     return scope.empty() ? name : scope + "::" + name;
-  }
-
-  // Consecutive items, cut at their own starts first, then at nested statements, then at lines.
-  void add_run(ByteRange range, const std::vector<std::size_t>& cuts, const std::string& scope, Group& group) {
-    std::vector<std::size_t> item_cuts;
-    for (const std::size_t cut : cuts)
-      if (starts_line(cut)) item_cuts.push_back(cut);
-    const std::vector<std::vector<std::size_t>> levels = {item_cuts, inside(nested_starts_, range),
-                                                          inside(lines_, range)};
-    for (const ByteRange piece : split_range(file_, range, levels, limits_)) add_piece(group, scope, piece, scope);
-  }
-
-  void add_piece(Group& group, const std::string& scope, ByteRange piece, const std::string& section) {
-    const bool small = file_.char_count(piece) < min_chars_;
-    if (small && group.count > 0 && file_.char_count({group.bytes.begin, piece.end}) <= limits_.max_chars) {
-      group.bytes.end = piece.end;
-      ++group.count;
-      return;
-    }
-    flush(group, scope);
-    if (small) {
-      group = {piece, section, 1};
-    } else {
-      out_.push_back({piece, section});
-    }
-  }
-
-  void flush(Group& group, const std::string& scope) {
-    if (group.count == 0) return;
-    out_.push_back({group.bytes, group.count == 1 ? group.section : scope});
-    group.count = 0;
   }
 
   // The items of `container` (a null node has none), in file order with increasing begins.
@@ -203,14 +165,8 @@ class FileChunker {
     // value), except the #else branch of a preprocessor block; the fields inside an error node
     // belong to the constructs the parser could not finish.
     const bool fields_are_syntax = type_of(container) != "ERROR";
-    Cursor cursor(container);
-    if (!ts_tree_cursor_goto_first_child(cursor.get())) return;
-    do {
-      const TSNode child = ts_tree_cursor_current_node(cursor.get());
-      const char* field_name = ts_tree_cursor_current_field_name(cursor.get());
-      if (!ts_node_is_named(child) ||
-          (fields_are_syntax && field_name != nullptr && std::string_view(field_name) != "alternative"))
-        continue;
+    for_each_named_child(container, [&](TSNode child, std::string_view field_name) {
+      if (fields_are_syntax && !field_name.empty() && field_name != "alternative") return;
       const std::string_view type = type_of(child);
       if (is_transparent(type) && depth < kMaxNesting) {
         const bool opens = opener == kNone;
@@ -220,7 +176,7 @@ class FileChunker {
         if (opens) opener = kNone;
       } else if (type == "comment") {
         // Trailing comments are left to the segment of what precedes them.
-        if (starts_line(begin_of(child))) {
+        if (chunks_.starts_line(begin_of(child))) {
           drop_from(items, begin_of(child));
           items.push_back({child, begin_of(child)});
         }
@@ -236,7 +192,7 @@ class FileChunker {
         begin = with_heads_above(items, begin);
         items.push_back({child, begin});
       }
-    } while (ts_tree_cursor_goto_next_sibling(cursor.get()));
+    });
   }
 
   // Items from `begin` on were taken in by the item starting there (comments inside the
@@ -250,7 +206,7 @@ class FileChunker {
   std::string_view stray_directive(TSNode node) const {
     const TSNode directive = type_of(node) == "preproc_call" ? field(node, "directive") : TSNode{};
     if (ts_node_is_null(directive)) return {};
-    return text_.substr(begin_of(directive), end_of(directive) - begin_of(directive));
+    return text_of(directive, text_);
   }
   static bool is_empty_statement(TSNode node) {
     return type_of(node) == "expression_statement" && ts_node_named_child_count(node) == 0;
@@ -337,14 +293,9 @@ class FileChunker {
   // What a template declaration declares: its last child but the parameters and comments.
   static TSNode templated(TSNode node) {
     TSNode last{};
-    Cursor cursor(node);
-    if (!ts_tree_cursor_goto_first_child(cursor.get())) return last;
-    do {
-      const TSNode child = ts_tree_cursor_current_node(cursor.get());
-      if (ts_node_is_named(child) && ts_tree_cursor_current_field_name(cursor.get()) == nullptr &&
-          type_of(child) != "comment")
-        last = child;
-    } while (ts_tree_cursor_goto_next_sibling(cursor.get()));
+    for_each_named_child(node, [&](TSNode child, std::string_view field_name) {
+      if (field_name.empty() && type_of(child) != "comment") last = child;
+    });
     return last;
   }
 
@@ -422,15 +373,10 @@ class FileChunker {
     return out;
   }
 
-  // Only indentation precedes `pos` on its line.
-  bool starts_line(std::size_t pos) const {
-    while (pos > 0 && is_blank(text_[pos - 1])) --pos;
-    return pos == 0 || text_[pos - 1] == '\n' || text_[pos - 1] == '\r';
-  }
-
   // One walk over the whole tree: where every item and clause starting a line begins, for
   // cutting a run too long to be kept whole inside its items.
-  void index_tree() {
+  std::vector<std::size_t> index_tree() const {
+    std::vector<std::size_t> nested_starts;
     Cursor cursor(root_);
     for (bool done = false, at_root = true; !done; at_root = false) {
       const TSNode node = ts_tree_cursor_current_node(cursor.get());
@@ -438,45 +384,28 @@ class FileChunker {
       // The root holds items whatever its type (an ERROR, for some files).
       if (at_root || holds_items(type)) {
         for (const Item& item : items_of(node))
-          if (starts_line(item.begin)) nested_starts_.push_back(item.begin);
-      } else if (is_clause(type) && starts_line(begin_of(node))) {
-        nested_starts_.push_back(begin_of(node));
+          if (chunks_.starts_line(item.begin)) nested_starts.push_back(item.begin);
+      } else if (is_clause(type) && chunks_.starts_line(begin_of(node))) {
+        nested_starts.push_back(begin_of(node));
       }
       if (ts_tree_cursor_goto_first_child(cursor.get())) continue;
       while (!done && !ts_tree_cursor_goto_next_sibling(cursor.get())) done = !ts_tree_cursor_goto_parent(cursor.get());
     }
-    std::sort(nested_starts_.begin(), nested_starts_.end());
-    nested_starts_.erase(std::unique(nested_starts_.begin(), nested_starts_.end()), nested_starts_.end());
+    return nested_starts;
   }
 
-  // The positions of sorted `all` strictly inside `range`.
-  static std::vector<std::size_t> inside(const std::vector<std::size_t>& all, ByteRange range) {
-    const auto first = std::upper_bound(all.begin(), all.end(), range.begin);
-    return {first, std::max(first, std::lower_bound(all.begin(), all.end(), range.end))};
-  }
-
-  const SourceFile& file_;
   std::string_view text_;
   TSNode root_;
-  SplitLimits limits_;
-  std::size_t min_chars_;
-  std::vector<std::size_t> lines_;
-  std::vector<std::size_t> nested_starts_;
-  std::vector<ChunkSpan> out_;
+  tree_sitter::FileChunks chunks_;
 };
 
 }  // namespace
 
-CppChunker::CppChunker(Options& options) {
-  limits_.max_chars = static_cast<std::size_t>(options.get_integer("max_chunk_size", 2000, 1, 1'000'000));
-  min_chars_ = static_cast<std::size_t>(
-      options.get_integer("min_chunk_size", 0, 0, static_cast<long long>(limits_.max_chars)));
-  options.finish();
-}
+CppChunker::CppChunker(Options& options) : sizes_(tree_sitter::ChunkSizes::read(options)) { options.finish(); }
 
 std::vector<ChunkSpan> CppChunker::chunk(const SourceFile& file) const {
   const tree_sitter::TreePtr tree = tree_sitter::parse(file, tree_sitter_cpp(), "cpp");
-  return FileChunker(file, ts_tree_root_node(tree.get()), limits_, min_chars_).run();
+  return FileChunker(file, ts_tree_root_node(tree.get()), sizes_).run();
 }
 
 }  // namespace rag

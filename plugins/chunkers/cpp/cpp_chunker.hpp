@@ -4,7 +4,7 @@
 // qualified name.
 #include "rag/chunker.hpp"
 #include "rag/options.hpp"
-#include "rag/span_splitter.hpp"
+#include "scope_chunks.hpp"
 
 namespace rag {
 
@@ -30,15 +30,12 @@ namespace rag {
 /// nested over 64 deep are not looked into: they are cut at statements and lines.
 class CppChunker final : public Chunker {
  public:
-  /// Options: max_chunk_size (code points, default 2000); min_chunk_size (code points, default 0):
-  /// adjacent sibling pieces of one scope that are each shorter than this are merged into one
-  /// chunk, named after the scope, while the merged span stays within max_chunk_size.
+  /// Options: max_chunk_size and min_chunk_size, as tree_sitter::ChunkSizes reads them.
   explicit CppChunker(Options& options);
   std::vector<ChunkSpan> chunk(const SourceFile& file) const override;
 
  private:
-  SplitLimits limits_;
-  std::size_t min_chars_ = 0;
+  tree_sitter::ChunkSizes sizes_;
 };
 
 }  // namespace rag

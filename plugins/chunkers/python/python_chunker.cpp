@@ -1,9 +1,9 @@
 #include "python_chunker.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <utility>
 
+#include "scope_chunks.hpp"
 #include "tree_sitter_support.hpp"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -14,21 +14,14 @@ namespace {
 using tree_sitter::begin_of;
 using tree_sitter::Cursor;
 using tree_sitter::end_of;
+using tree_sitter::field;
+using tree_sitter::for_each_named_child;
+using tree_sitter::text_of;
 using tree_sitter::type_of;
 
-// Named children through a cursor: ts_node_named_child(i) rescans from the first child.
-template <class F>
-void for_each_named_child(TSNode node, F&& visit) {
-  if (ts_node_is_null(node)) return;
-  Cursor cursor(node);
-  if (!ts_tree_cursor_goto_first_child(cursor.get())) return;
-  do {
-    const TSNode child = ts_tree_cursor_current_node(cursor.get());
-    if (ts_node_is_named(child)) visit(child);
-  } while (ts_tree_cursor_goto_next_sibling(cursor.get()));
-}
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f'; }
+// The whitespace of a line in Python, as its tokenizer reads it: indentation is made of these.
+constexpr std::string_view kBlanks = " \t\f";
+bool is_blank(char c) { return kBlanks.find(c) != std::string_view::npos; }
 
 // Nodes whose children are statements; ERROR nodes hold whatever the parser gave up on.
 bool holds_statements(std::string_view type) { return type == "module" || type == "block" || type == "ERROR"; }
@@ -56,99 +49,56 @@ struct Definition {
 // the file can be lost whatever tree the parser returned; pieces are trimmed of whitespace.
 class FileChunker {
  public:
-  FileChunker(const SourceFile& file, TSNode root, SplitLimits limits, std::size_t min_chars)
-      : file_(file), text_(file.text()), root_(root), limits_(limits), min_chars_(min_chars) {
-    const ByteRange all{0, text_.size()};
-    lines_ = line_starts(text_, all);
-    index_tree();
+  FileChunker(const SourceFile& file, TSNode root, tree_sitter::ChunkSizes sizes)
+      : text_(file.text()), root_(root), chunks_(file, sizes, kBlanks) {
+    chunks_.set_nested_starts(index_tree());
   }
 
   std::vector<ChunkSpan> run(const std::string& module) && {
     chunk_scope(root_, {0, text_.size()}, module, false);
-    return std::move(out_);
+    return std::move(chunks_).take();
   }
 
  private:
-  // Pieces of one scope waiting for a neighbour to merge with (min_chunk_size).
-  struct Group {
-    ByteRange bytes;
-    std::string section;
-    std::size_t count = 0;
-  };
-
   // Cuts `range`, the extent of a scope whose statements are the children of `body`, into
   // chunks. In a module or class every definition is a unit of its own; in a function only a
   // nested definition too large to travel with the surrounding statements is.
   void chunk_scope(TSNode body, ByteRange range, const std::string& scope, bool in_function) {
     const std::vector<Item> items = body_items(body, range.begin);
-    Group group;
+    tree_sitter::ScopeChunks pieces(chunks_, scope);
     std::size_t run_begin = range.begin;
     std::vector<std::size_t> run_cuts;
     for (std::size_t i = 0; i < items.size(); ++i) {
       const ByteRange segment{items[i].begin, i + 1 < items.size() ? items[i + 1].begin : range.end};
       const Definition definition = definition_of(items[i].node);
-      const bool fits = file_.char_count(trim(text_, segment)) <= limits_.max_chars;
+      const bool fits = chunks_.fits(segment);
       if (definition.name.empty() || (in_function && fits)) {
         run_cuts.push_back(segment.begin);
         continue;
       }
-      add_run({run_begin, segment.begin}, run_cuts, scope, group);
+      pieces.add_run({run_begin, segment.begin}, run_cuts);
       run_cuts.clear();
       const std::string name = scope + "." + definition.name;
       if (fits) {
-        add_piece(group, scope, trim(text_, segment), name);
+        pieces.add(trim(text_, segment), name);
       } else {
-        flush(group, scope);
-        const TSNode definition_body = ts_node_child_by_field_name(definition.node, "body", 4);
-        chunk_scope(definition_body, segment, name, type_of(definition.node) == "function_definition");
+        pieces.flush();
+        chunk_scope(field(definition.node, "body"), segment, name, type_of(definition.node) == "function_definition");
       }
       run_begin = segment.end;
     }
-    add_run({run_begin, range.end}, run_cuts, scope, group);
-    flush(group, scope);
-  }
-
-  // Consecutive statements, cut at their own starts first, then at nested statements, then
-  // at lines. A run that opens a scope carries the scope's header with it.
-  void add_run(ByteRange range, const std::vector<std::size_t>& cuts, const std::string& scope, Group& group) {
-    std::vector<std::size_t> statement_cuts;
-    for (const std::size_t cut : cuts)
-      if (starts_line(cut)) statement_cuts.push_back(cut);
-    const std::vector<std::vector<std::size_t>> levels = {statement_cuts, inside(nested_starts_, range),
-                                                          inside(lines_, range)};
-    for (const ByteRange piece : split_range(file_, range, levels, limits_))
-      add_piece(group, scope, piece, scope);
-  }
-
-  void add_piece(Group& group, const std::string& scope, ByteRange piece, const std::string& section) {
-    const bool small = file_.char_count(piece) < min_chars_;
-    if (small && group.count > 0 && file_.char_count({group.bytes.begin, piece.end}) <= limits_.max_chars) {
-      group.bytes.end = piece.end;
-      ++group.count;
-      return;
-    }
-    flush(group, scope);
-    if (small) {
-      group = {piece, section, 1};
-    } else {
-      out_.push_back({piece, section});
-    }
-  }
-
-  void flush(Group& group, const std::string& scope) {
-    if (group.count == 0) return;
-    out_.push_back({group.bytes, group.count == 1 ? group.section : scope});
-    group.count = 0;
+    pieces.add_run({run_begin, range.end}, run_cuts);
+    pieces.flush();
   }
 
   // The statements of `body` (a null node has none). Comments directly above a statement are
   // folded into it; `lower` is where the first statement's comments may begin at the earliest.
   std::vector<Item> body_items(TSNode body, std::size_t lower) const {
     std::vector<Item> items;
-    for_each_named_child(body, [&](TSNode child) {
+    for_each_named_child(body, [&](TSNode child, std::string_view) {
       // Trailing comments and stray backslashes are left to the segment of what precedes them.
       const std::string_view type = type_of(child);
-      if (type == "line_continuation" || (type == "comment" && !starts_line(begin_of(child)))) return;
+      if (type == "line_continuation" || (type == "comment" && !chunks_.starts_line(begin_of(child)))) return;
       if (type == "comment") {
         items.push_back({child, begin_of(child)});
         return;
@@ -164,14 +114,14 @@ class FileChunker {
   // `pos` moved up over the own-line comments right above it (no blank line between), none of
   // them starting before `lower`.
   std::size_t attached_begin(std::size_t pos, std::size_t lower) const {
-    if (!starts_line(pos)) return pos;
+    if (!chunks_.starts_line(pos)) return pos;
     std::size_t begin = pos;
     for (;;) {
-      const std::size_t line = line_begin(begin);
+      const std::size_t line = chunks_.line_begin(begin);
       if (line == 0) break;
       std::size_t previous_end = line - 1;  // the line break that ends the line above
       if (text_[previous_end] == '\n' && previous_end > 0 && text_[previous_end - 1] == '\r') --previous_end;
-      const std::size_t previous = line_begin(previous_end);
+      const std::size_t previous = chunks_.line_begin(previous_end);
       if (previous < lower) break;
       std::size_t first = previous;
       while (first < previous_end && is_blank(text_[first])) ++first;
@@ -187,29 +137,20 @@ class FileChunker {
   }
 
   Definition definition_of(TSNode node) const {
-    if (type_of(node) == "decorated_definition") node = ts_node_child_by_field_name(node, "definition", 10);
+    if (type_of(node) == "decorated_definition") node = field(node, "definition");
     if (ts_node_is_null(node)) return {node, ""};
     const std::string_view type = type_of(node);
     if (type != "function_definition" && type != "class_definition") return {node, ""};
-    const TSNode name = ts_node_child_by_field_name(node, "name", 4);
+    const TSNode name = field(node, "name");
     if (ts_node_is_null(name)) return {node, ""};
-    return {node, std::string(text_.substr(begin_of(name), end_of(name) - begin_of(name)))};
+    return {node, std::string(text_of(name, text_))};
   }
 
-  std::size_t line_begin(std::size_t pos) const {
-    const auto next_line = std::upper_bound(lines_.begin(), lines_.end(), pos);
-    return next_line == lines_.begin() ? 0 : *std::prev(next_line);
-  }
-
-  // Only indentation precedes `pos` on its line.
-  bool starts_line(std::size_t pos) const {
-    while (pos > 0 && is_blank(text_[pos - 1])) --pos;
-    return pos == 0 || text_[pos - 1] == '\n' || text_[pos - 1] == '\r';
-  }
-
-  // One walk over the whole tree: where the comments start, and where every statement and
-  // clause starts (with its comments), for cutting a statement too long to be kept whole.
-  void index_tree() {
+  // One walk over the whole tree: where the comments start (into comment_starts_), and where
+  // every statement and clause starts (with its comments), for cutting a statement too long to
+  // be kept whole.
+  std::vector<std::size_t> index_tree() {
+    std::vector<std::size_t> nested_starts;
     std::vector<std::pair<TSNode, std::size_t>> containers;  // with where their parent begins
     std::vector<std::size_t> ancestors;                      // where each ancestor of the cursor's node begins
     Cursor cursor(root_);
@@ -220,8 +161,8 @@ class FileChunker {
         comment_starts_.push_back(begin_of(node));  // in file order, as the walk visits leaves
       } else if (holds_statements(type)) {
         containers.emplace_back(node, ancestors.empty() ? 0 : ancestors.back());
-      } else if (is_clause(type) && starts_line(begin_of(node))) {
-        nested_starts_.push_back(begin_of(node));
+      } else if (is_clause(type) && chunks_.starts_line(begin_of(node))) {
+        nested_starts.push_back(begin_of(node));
       }
       if (ts_tree_cursor_goto_first_child(cursor.get())) {
         ancestors.push_back(begin_of(node));
@@ -234,40 +175,23 @@ class FileChunker {
     }
     for (const auto& [container, lower] : containers)
       for (const Item& item : body_items(container, lower))
-        if (starts_line(item.begin)) nested_starts_.push_back(item.begin);
-    std::sort(nested_starts_.begin(), nested_starts_.end());
-    nested_starts_.erase(std::unique(nested_starts_.begin(), nested_starts_.end()), nested_starts_.end());
+        if (chunks_.starts_line(item.begin)) nested_starts.push_back(item.begin);
+    return nested_starts;
   }
 
-  // The positions of sorted `all` strictly inside `range`.
-  static std::vector<std::size_t> inside(const std::vector<std::size_t>& all, ByteRange range) {
-    const auto first = std::upper_bound(all.begin(), all.end(), range.begin);
-    return {first, std::max(first, std::lower_bound(all.begin(), all.end(), range.end))};
-  }
-
-  const SourceFile& file_;
   std::string_view text_;
   TSNode root_;
-  SplitLimits limits_;
-  std::size_t min_chars_;
-  std::vector<std::size_t> lines_;
+  tree_sitter::FileChunks chunks_;
   std::vector<std::size_t> comment_starts_;
-  std::vector<std::size_t> nested_starts_;
-  std::vector<ChunkSpan> out_;
 };
 
 }  // namespace
 
-PythonChunker::PythonChunker(Options& options) {
-  limits_.max_chars = static_cast<std::size_t>(options.get_integer("max_chunk_size", 2000, 1, 1'000'000));
-  min_chars_ = static_cast<std::size_t>(
-      options.get_integer("min_chunk_size", 0, 0, static_cast<long long>(limits_.max_chars)));
-  options.finish();
-}
+PythonChunker::PythonChunker(Options& options) : sizes_(tree_sitter::ChunkSizes::read(options)) { options.finish(); }
 
 std::vector<ChunkSpan> PythonChunker::chunk(const SourceFile& file) const {
   const tree_sitter::TreePtr tree = tree_sitter::parse(file, tree_sitter_python(), "python");
-  return FileChunker(file, ts_tree_root_node(tree.get()), limits_, min_chars_).run(module_name(file.relative_path()));
+  return FileChunker(file, ts_tree_root_node(tree.get()), sizes_).run(module_name(file.relative_path()));
 }
 
 std::string PythonChunker::module_name(std::string_view relative_path) {

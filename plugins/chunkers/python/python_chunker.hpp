@@ -6,7 +6,7 @@
 
 #include "rag/chunker.hpp"
 #include "rag/options.hpp"
-#include "rag/span_splitter.hpp"
+#include "scope_chunks.hpp"
 
 namespace rag {
 
@@ -20,9 +20,7 @@ namespace rag {
 /// errors are chunked all the same, along whatever tree the parser recovered.
 class PythonChunker final : public Chunker {
  public:
-  /// Options: max_chunk_size (code points, default 2000); min_chunk_size (code points, default 0):
-  /// adjacent sibling pieces of one scope that are each shorter than this are merged into one
-  /// chunk, named after the scope, while the merged span stays within max_chunk_size.
+  /// Options: max_chunk_size and min_chunk_size, as tree_sitter::ChunkSizes reads them.
   explicit PythonChunker(Options& options);
   std::vector<ChunkSpan> chunk(const SourceFile& file) const override;
 
@@ -31,8 +29,7 @@ class PythonChunker final : public Chunker {
   static std::string module_name(std::string_view relative_path);
 
  private:
-  SplitLimits limits_;
-  std::size_t min_chars_ = 0;
+  tree_sitter::ChunkSizes sizes_;
 };
 
 }  // namespace rag

@@ -1,6 +1,6 @@
 #pragma once
-// What the tree-sitter chunkers (python, cpp) share: owning handles for the C API's parser,
-// tree and cursor, the node accessors they use everywhere, and parsing a file.
+// What the tree-sitter chunkers (python, cpp) share of tree-sitter itself: owning handles for the
+// C API's parser, tree and cursor, the node accessors they use everywhere, and parsing a file.
 #include <tree_sitter/api.h>
 
 #include <cstdint>
@@ -39,6 +39,32 @@ class Cursor {
 inline std::string_view type_of(TSNode node) { return ts_node_type(node); }
 inline std::size_t begin_of(TSNode node) { return ts_node_start_byte(node); }
 inline std::size_t end_of(TSNode node) { return ts_node_end_byte(node); }
+
+/// The child of `node` in the field `name`; a null node when there is none.
+inline TSNode field(TSNode node, std::string_view name) {
+  return ts_node_child_by_field_name(node, name.data(), static_cast<std::uint32_t>(name.size()));
+}
+
+/// What `node` spans of `text`, the text its tree was parsed from.
+inline std::string_view text_of(TSNode node, std::string_view text) {
+  return text.substr(begin_of(node), end_of(node) - begin_of(node));
+}
+
+/// Calls visit(child, field_name) for each named child of `node` in order, `field_name` being the
+/// field that holds the child or empty; a null node has no children. Through a cursor, as
+/// ts_node_named_child(i) rescans from the first child.
+template <class Visit>
+void for_each_named_child(TSNode node, Visit&& visit) {
+  if (ts_node_is_null(node)) return;
+  Cursor cursor(node);
+  if (!ts_tree_cursor_goto_first_child(cursor.get())) return;
+  do {
+    const TSNode child = ts_tree_cursor_current_node(cursor.get());
+    if (!ts_node_is_named(child)) continue;
+    const char* field_name = ts_tree_cursor_current_field_name(cursor.get());
+    visit(child, field_name == nullptr ? std::string_view() : std::string_view(field_name));
+  } while (ts_tree_cursor_goto_next_sibling(cursor.get()));
+}
 
 /// The syntax tree of `file` in `language`, the grammar of the npm package tree-sitter-<chunker>.
 /// A parser per call: cheap, and chunk() runs on several threads at once. Throws rag::Error when
