@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,16 @@ class PluginFailure : public FixtureRepoTest, public ::testing::WithParamInterfa
 TEST_P(PluginFailure, BecomesOneErrorLineAndExitOne) {
   write_pipeline();
   const std::string args = command();
+  if (GetParam().entry_point == "stream") {
+    // As text, the answer streams to stdout through the host's callback: what was shown stays,
+    // and the error follows on a line of its own.
+    const Outcome r = rag(args + " --format text");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.out, "The answer \n");
+    EXPECT_THAT(r.err, ::testing::StartsWith("error: "));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(expected()));
+  }
   const Outcome r = expect_error(args, expected());
   EXPECT_EQ(r.status, 1) << args << ": " << r.err;
   // A rag::Error's message is the plugin's own words for users; any other failure is named.

@@ -105,6 +105,9 @@ TEST_F(ProjectTest, SetOverridesGetTheirOwnIndexAndNeverBreakTheDefault) {
 // and the key, before the index is looked at (it used to say "built with another configuration").
 TEST_F(ProjectTest, EveryCommandChecksTheWholePipelineFirst) {
   ASSERT_EQ(rag_in("", "index").status, 0);
+  dir_.write("questions.json", R"({"rag_questions": [{"question_id": "q", "question": "port"}]})");
+  dir_.write("answered.json", R"({"rag_questions": [{"question_id": "q", "question": "port",
+      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
   const std::vector<std::pair<std::string, std::string>> mistakes = {
       {"retriever: {plugin: bm25, options: {k1: high}}", "retriever.options.k1: has the wrong type ('high')"},
       {"retriever: {plugin: bm26}", "unknown retriever plugin 'bm26'"},
@@ -117,14 +120,44 @@ TEST_F(ProjectTest, EveryCommandChecksTheWholePipelineFirst) {
     const std::string written = "retriever:\n  plugin: bm25";
     text.replace(text.find(written), written.size(), retriever);
     dir_.write("configs/broken.yaml", text);
-    for (const std::string command : {"search port", "answer port", "check", "index", "chunks --export x.jsonl"}) {
+    for (const std::string command : {"search port", "answer port", "check", "index", "chunks --export x.jsonl",
+                                      "search_dataset --dataset_path ../questions.json --save_directory ../out",
+                                      "answer_dataset --dataset_path ../questions.json --save_directory ../out"}) {
       const Outcome r = rag_in("repo", command + " --pipeline broken");
       EXPECT_EQ(r.status, 1) << command << " with " << retriever;
       EXPECT_THAT(r.err, HasSubstr("configs/broken.yaml")) << command << " with " << retriever;
       EXPECT_THAT(r.err, HasSubstr(expected)) << command << " with " << retriever;
       EXPECT_THAT(r.err, Not(HasSubstr("another configuration"))) << command;
     }
+    const Outcome compared = rag_in("", "compare default broken --dataset answered.json");
+    EXPECT_EQ(compared.status, 1);
+    EXPECT_THAT(compared.err, HasSubstr(expected)) << "compare with " << retriever;
   }
+}
+
+// The shipped default pipeline indexes every text file: C++/CUDA through the cpp chunker, named by
+// their definitions, and scripts and YAML as text.
+TEST_F(ProjectTest, TheDefaultPipelineIndexesKernelsScriptsAndYaml) {
+  std::string shipped = testing::read_all(std::filesystem::path(RAG_SOURCE_DIR) / "configs/default.yaml");
+  const std::string root = "root: data/raw/vllm-0.10.1";
+  shipped.replace(shipped.find(root), root.size(), "root: repo");
+  dir_.write("configs/default.yaml", shipped);
+  dir_.write("repo/csrc/attention/paged_kernel.cu",
+             "namespace vllm {\n// One thread block per sequence.\n__global__ void paged_attention_kernel(float* out) {\n"
+             "  out[threadIdx.x] = 0.f;\n}\n}  // namespace vllm\n");
+  dir_.write("repo/tools/install_deps.sh", "#!/bin/bash\n# Installs the ccache build dependency.\napt-get install -y ccache\n");
+  dir_.write("repo/.buildkite/pipeline.yaml", "steps:\n  - label: nightly benchmarks\n    command: bash run-nightly.sh\n");
+  ASSERT_EQ(rag_in("", "index").status, 0);
+  const auto top = [&](const std::string& query) {
+    const json out = json::parse(rag_in("", "search '" + query + "' -k 1 --format json").out);
+    return out["retrieved_chunks"].empty() ? json() : out["retrieved_chunks"][0];
+  };
+  const json kernel = top("paged attention kernel thread block");
+  EXPECT_EQ(kernel["file_path"], "repo/csrc/attention/paged_kernel.cu");
+  EXPECT_EQ(kernel["file_type"], "cpp");
+  EXPECT_EQ(kernel["section"], "vllm");  // the whole namespace fits one chunk
+  EXPECT_EQ(top("install ccache dependency")["file_path"], "repo/tools/install_deps.sh");
+  EXPECT_EQ(top("nightly benchmarks label")["file_path"], "repo/.buildkite/pipeline.yaml");
 }
 
 TEST_F(ProjectTest, CheckListsTheStagesAndTheIndexState) {
