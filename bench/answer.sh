@@ -26,10 +26,10 @@ trap cleanup EXIT
 percentiles() { sort -g | awk '{a[NR]=$1} END {printf "p50 %.2f ms, p95 %.2f ms, max %.2f ms (%d questions)\n", a[int(NR*0.5)+1], a[int(NR*0.95)+1], a[NR], NR}'; }
 # The first `n` questions of a dataset, one a line.
 questions() { python3 -c 'import json,sys; [print(q["question"]) for q in json.load(open(sys.argv[1]))["rag_questions"][:int(sys.argv[2])]]' "$1" "$2"; }
-# total_ms of `rag answer` for each question on stdin.
+# total_ms of `rag answer` for each question on stdin; arguments: more options of `rag answer`.
 answer_times() {
   while IFS= read -r q; do
-    "$rag" answer "$q" --pipeline "$1" 2>/dev/null | grep -o '"total_ms": [0-9.e+-]*' | awk '{print $2}'
+    "$rag" answer "$q" --pipeline "$pipeline" --format json "$@" 2>/dev/null | grep -o '"total_ms": [0-9.e+-]*' | awk '{print $2}'
   done
 }
 
@@ -40,7 +40,7 @@ q="How to configure the OpenAI-compatible server?"
 for _ in $(seq "$runs"); do seconds "$rag" answer "$q" --pipeline "$pipeline"; done | median |
   xargs printf 'answer, whole process              %.3f s\n'
 printf 'answer, per question (index loaded)  '
-questions "$datasets/dataset_docs_public.json" 30 | answer_times "$pipeline" | percentiles
+questions "$datasets/dataset_docs_public.json" 30 | answer_times | percentiles
 
 for name in dataset_docs_public.json dataset_code_public.json; do
   "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/$name" --save_directory "$out/search" >/dev/null 2>&1
@@ -77,11 +77,11 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Chat).serve_for
 EOF
 server_pid=$!
 sleep 0.5
-# The pipeline with its generator replaced by `ollama`.
-{ grep -v '^generator:' "$pipeline"; printf '\ngenerator: {plugin: ollama, options: {base_url: "http://127.0.0.1:%s", timeout: 10}}\n' "$port"; } >"$out/ollama.yaml"
+# The pipeline with its generator replaced by `ollama` (the index does not depend on it).
+ollama="generator={plugin: ollama, options: {base_url: \"http://127.0.0.1:$port\", timeout: 10}}"
 printf 'LLM overhead per question (answer)   '
-questions "$datasets/dataset_docs_public.json" 30 | answer_times "$out/ollama.yaml" | percentiles
-"$rag" answer_dataset --pipeline "$out/ollama.yaml" --student_search_results_path "$out/search/dataset_docs_public.json" \
+questions "$datasets/dataset_docs_public.json" 30 | answer_times --set "$ollama" | percentiles
+"$rag" answer_dataset --pipeline "$pipeline" --set "$ollama" --student_search_results_path "$out/search/dataset_docs_public.json" \
   --save_directory "$out/llm" >/dev/null 2>&1
 printf 'LLM exchange per question (dataset)  '
 grep -o '"generation_ms": [0-9.e+-]*' "$out/llm/dataset_docs_public.json" | awk '{print $2}' | percentiles
