@@ -12,11 +12,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "rag/chunk.hpp"
 #include "rag/chunker.hpp"
+#include "rag/error.hpp"
 #include "rag/file_io.hpp"
+#include "rag/options.hpp"
 #include "rag/source_file.hpp"
 
 namespace rag::testing {
@@ -102,6 +105,36 @@ inline std::optional<CorpusRun> chunk_corpus(const Chunker& chunker, std::string
   EXPECT_FALSE(run.sizes.empty()) << "no chunks in " << kVllmCorpus;
   std::sort(run.sizes.begin(), run.sizes.end());
   return run;
+}
+
+// Several threads chunking one file at once get what one call gets (chunk() is const and shared
+// by the indexing threads).
+inline void expect_concurrent_calls_agree(const Chunker& chunker, const SourceFile& file) {
+  const auto expected = chunker.chunk(file);
+  std::vector<std::vector<ChunkSpan>> results(4);
+  std::vector<std::thread> threads;
+  for (auto& result : results) threads.emplace_back([&] { result = chunker.chunk(file); });
+  for (auto& thread : threads) thread.join();
+  for (const auto& result : results) {
+    ASSERT_EQ(result.size(), expected.size());
+    for (std::size_t i = 0; i < result.size(); ++i) {
+      EXPECT_EQ(result[i].bytes, expected[i].bytes);
+      EXPECT_EQ(result[i].section, expected[i].section);
+    }
+  }
+}
+
+// A chunker with max_chunk_size and min_chunk_size refuses a misspelt key, a zero limit and a
+// minimum above the maximum.
+template <class SizedChunker>
+void expect_size_options_checked() {
+  const auto refused = [](const char* yaml) {
+    Options options(YAML::Load(yaml), "p.yaml: chunkers[0].options");
+    EXPECT_THROW(SizedChunker{options}, Error) << yaml;
+  };
+  refused("{max_chunk_sise: 10}");
+  refused("{max_chunk_size: 0}");
+  refused("{max_chunk_size: 100, min_chunk_size: 101}");
 }
 
 // Prints files, chunks, time in chunk() and chunk sizes; nothing after a failure cut the run short.

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <thread>
 #include <utility>
 
 #include "chunk_invariants.hpp"
@@ -205,38 +204,9 @@ TEST(PythonChunker, MinChunkSizeMergesSmallSiblings) {
                                       "small_functions.Box.clear"}));
 }
 
-TEST(PythonChunker, ConcurrentCallsAgree) {
-  const PythonChunker chunker = make_chunker(120);
-  const SourceFile file = fixture("large.py");
-  const auto expected = chunker.chunk(file);
-  std::vector<std::vector<ChunkSpan>> results(4);
-  std::vector<std::thread> threads;
-  for (auto& result : results) threads.emplace_back([&] { result = chunker.chunk(file); });
-  for (auto& thread : threads) thread.join();
-  for (const auto& result : results) {
-    ASSERT_EQ(result.size(), expected.size());
-    for (std::size_t i = 0; i < result.size(); ++i) {
-      EXPECT_EQ(result[i].bytes, expected[i].bytes);
-      EXPECT_EQ(result[i].section, expected[i].section);
-    }
-  }
-}
+TEST(PythonChunker, ConcurrentCallsAgree) { testing::expect_concurrent_calls_agree(make_chunker(120), fixture("large.py")); }
 
-TEST(PythonChunker, RejectsUnknownOptionAndBadSizes) {
-  YAML::Node typo;
-  typo["max_chunk_sise"] = 10;
-  Options unknown(typo, "p.yaml: chunkers[0].options");
-  EXPECT_THROW(PythonChunker{unknown}, Error);
-  YAML::Node zero;
-  zero["max_chunk_size"] = 0;
-  Options bad_max(zero, "p.yaml");
-  EXPECT_THROW(PythonChunker{bad_max}, Error);
-  YAML::Node inverted;
-  inverted["max_chunk_size"] = 100;
-  inverted["min_chunk_size"] = 101;
-  Options bad_min(inverted, "p.yaml");
-  EXPECT_THROW(PythonChunker{bad_min}, Error);
-}
+TEST(PythonChunker, RejectsUnknownOptionAndBadSizes) { testing::expect_size_options_checked<PythonChunker>(); }
 
 // Every .py file of the vLLM corpus: valid spans, no text lost, every chunk named. Prints the
 // time spent in chunk() and the distribution of chunk sizes.
