@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "rag/answer_evaluation.hpp"
+#include "rag/answering.hpp"
 #include "rag/answers.hpp"
 #include "rag/context.hpp"
 #include "rag/dataset.hpp"
@@ -17,6 +18,7 @@
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/progress.hpp"
+#include "rag/responses.hpp"
 #include "rag/utf8.hpp"
 #include "text_output.hpp"
 
@@ -29,28 +31,6 @@ using cli::milliseconds_since;
 
 void warn(const Index& index) {
   for (const auto& w : index.warnings()) std::cerr << "warning: " << w << "\n";
-}
-
-// The evidence an answer cites, by the numbers in its text that name a source.
-std::vector<const Evidence*> cited_evidence(const std::string& answer, const std::vector<Evidence>& evidence) {
-  std::vector<const Evidence*> out;
-  for (const int n : cited_numbers(answer))
-    if (n >= 1 && static_cast<std::size_t>(n) <= evidence.size()) out.push_back(&evidence[static_cast<std::size_t>(n - 1)]);
-  return out;
-}
-
-json describe_evidence(const Evidence& e) {
-  json item = {{"number", e.number},
-               {"file_path", e.file_path},
-               {"first_character_index", e.first_char},
-               {"last_character_index", e.last_char},
-               {"first_line", e.first_line},
-               {"last_line", e.last_line},
-               {"text", e.text},
-               {"score", e.score},
-               {"file_type", e.kind}};
-  if (!e.section.empty()) item["section"] = e.section;
-  return item;
 }
 
 // The answer for people: its text (unless it was already shown as it streamed), then its
@@ -103,55 +83,32 @@ int answer(const cli::Invocation& inv) {
   warn(index);
   const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
 
-  const auto start = Clock::now();
-  const std::vector<Hit> hits = index.search(query, k);
-  const double retrieval_ms = milliseconds_since(start);
-  const auto context_start = Clock::now();
-  GenerationRequest request = assembler.assemble(query, hits);
-  const double context_ms = milliseconds_since(context_start);
   // A streaming generator's answer is shown as it is written: as the text output itself, or on
   // stderr beside JSON when that is a terminal.
   bool shown = false;
   std::ostream& live = format == cli::Format::text ? std::cout : std::cerr;
+  std::function<void(std::string_view)> show;
   if (format == cli::Format::text || ::isatty(STDERR_FILENO) == 1)
-    request.on_text = [&shown, &live](std::string_view piece) {
+    show = [&shown, &live](std::string_view piece) {
       live << cli::printable(piece) << std::flush;
       shown = true;
     };
-  const auto generation_start = Clock::now();
-  std::string text;
+  AnsweredQuestion answered;
   try {
-    text = loaded.stages.generator().generate(request);
+    answered = answer_question(index, assembler, loaded.stages.generator(), query, k, {}, show);
   } catch (...) {
     if (shown) live << std::endl;  // the error goes on a line of its own, after what was shown
     throw;
   }
-  const double generation_ms = milliseconds_since(generation_start);
   if (shown && format == cli::Format::json) std::cerr << "\n";
-
-  const std::vector<const Evidence*> cited = cited_evidence(text, request.evidence);
   if (format == cli::Format::text) {
-    std::cout << answer_text(text, shown, request, cited) << std::flush;
+    std::cout << answer_text(answered.answer, shown, answered.request,
+                             cited_evidence(answered.answer, answered.request.evidence))
+              << std::flush;
     return 0;
   }
-  json sources = json::array();
-  for (const auto& e : request.evidence) {
-    json item = describe_evidence(e);
-    item["cited"] = std::find(cited.begin(), cited.end(), &e) != cited.end();
-    sources.push_back(std::move(item));
-  }
-  json out = {{"query", query}, {"answer", text}, {"language", request.language}, {"sources", std::move(sources)}};
-  if (!request.parents.empty()) {
-    json parents = json::array();
-    for (const auto& p : request.parents) parents.push_back(describe_evidence(p));
-    out["parent_context"] = std::move(parents);
-  }
-  out["generator"] = {{"plugin", pipeline.generator.plugin}, {"description", loaded.stages.generator().describe()}};
-  out["strategy"] = index.strategy();
-  out["timings"] = {{"retrieval_ms", retrieval_ms},
-                    {"context_ms", context_ms},
-                    {"generation_ms", generation_ms},
-                    {"total_ms", milliseconds_since(start)}};
+  const json out = answer_response(answered, pipeline.generator.plugin, loaded.stages.generator().describe(),
+                                   index.strategy());
   cli::print(out.dump(2));
   return 0;
 }

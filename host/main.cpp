@@ -24,6 +24,7 @@ const std::map<std::string, Command>& command_table() {
       {"mesure_recall_at_k_on_dataset", {rag::commands::evaluate, "the same as evaluate"}},
       {"compare", {rag::commands::compare, "A/B two or more pipelines on answered datasets, with a paired significance test"}},
       {"plugins", {rag::commands::plugins, "list the plugins found and where"}},
+      {"serve", {rag::commands::serve, "serve search, answers and a web page over HTTP (docs/http-api.md)"}},
       {"check", {rag::commands::check, "validate a pipeline, show each stage's options and whether its index is current"}},
       {"answer", {rag::commands::answer, "answer one question from retrieved sources, with citations (text on a terminal, else JSON)"}},
       {"answer_dataset", {rag::commands::answer_dataset, "add an answer to every result of a results file (or dataset)"}},

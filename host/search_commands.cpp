@@ -14,6 +14,7 @@
 #include "rag/evaluation.hpp"
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
+#include "rag/responses.hpp"
 #include "rag/utf8.hpp"
 #include "text_output.hpp"
 
@@ -63,31 +64,16 @@ void warn(const Index& index) {
   for (const auto& w : index.warnings()) std::cerr << "warning: " << w << "\n";
 }
 
-// One query's results, as JSON.
+// One query's results, as JSON, with recall@5 against the --truth spans when there are some.
 json results_json(const Index& index, const std::string& query, const std::vector<Hit>& hits, double elapsed_ms,
                   const std::vector<SourceSpan>& truths, std::size_t k) {
-  json chunks = json::array();
-  for (const Hit& h : hits) {
-    const Chunk& c = index.chunks()[h.chunk];
-    json item = {{"file_path", c.file_path},
-                 {"first_character_index", c.first_char},
-                 {"last_character_index", c.last_char},
-                 {"first_line", c.first_line},
-                 {"last_line", c.last_line},
-                 {"text", c.text},
-                 {"file_type", c.kind},
-                 {"score", h.score}};
-    if (!c.section.empty()) item["section"] = c.section;
-    chunks.push_back(std::move(item));
-  }
-  json metrics = {{"search_time_ms", elapsed_ms}, {"total_chunks", index.chunks().size()}};
+  json result = search_response(index, query, hits, elapsed_ms);
   if (!truths.empty()) {
     const Question truth{"query", query, truths, {}};
     const ResultsFile results{{{"query", query, to_sources(index, hits), elapsed_ms}}, k};
-    metrics["recall@5"] = evaluate({truth}, results, {5}).recall.at(5);
+    result["metrics"]["recall@5"] = evaluate({truth}, results, {5}).recall.at(5);
   }
-  return {{"query", query}, {"retrieved_chunks", std::move(chunks)}, {"strategy", index.strategy()},
-          {"metrics", std::move(metrics)}};
+  return result;
 }
 
 // One query's results for people: each hit's place, section and score, then its matching lines.

@@ -51,6 +51,10 @@ struct IndexState {
 /// corpus), or current.
 IndexState inspect_index(const Pipeline& pipeline);
 
+/// The generation the pipeline's manifest names now ("" when there is no readable manifest): what
+/// a long-running reader compares with its Index::generation() to see a new commit.
+std::string committed_generation(const Pipeline& pipeline);
+
 class Index {
  public:
   /// Opens the index of the stages' pipeline with a retriever of `stages`. Throws rag::Error when
@@ -61,6 +65,8 @@ class Index {
 
   const std::vector<Chunk>& chunks() const { return chunks_; }
   const nlohmann::json& manifest() const { return manifest_; }
+  /// The generation it was opened at ("gen-...").
+  std::string generation() const { return manifest_.value("generation", ""); }
   /// The retriever's best `k` chunks for `query`. Throws rag::Error for an empty query.
   std::vector<Hit> search(std::string_view query, std::size_t k) const;
   /// Short description of the search strategy, e.g. "bm25 over python, markdown, text chunks".

@@ -39,6 +39,9 @@ class PipelineStages {
   /// further call (a retriever is loaded once).
   std::unique_ptr<Retriever> take_retriever();
   Generator& generator() const { return *generator_; }
+  /// Another generator made from the pipeline's options, for a caller that answers several
+  /// questions at once (a generator serves one question at a time).
+  std::unique_ptr<Generator> make_generator() const;
   const ContextConfig& context() const { return context_; }
 
   /// Each stage, in pipeline order, with its effective options.

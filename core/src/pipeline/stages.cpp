@@ -42,4 +42,9 @@ std::unique_ptr<Retriever> PipelineStages::take_retriever() {
   return registry_.make_retriever(pipeline_.retriever.plugin, options);
 }
 
+std::unique_ptr<Generator> PipelineStages::make_generator() const {
+  Options options(pipeline_.generator.options, pipeline_.generator.where + ".options");
+  return registry_.make_generator(pipeline_.generator.plugin, options);
+}
+
 }  // namespace rag

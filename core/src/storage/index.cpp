@@ -270,6 +270,11 @@ IndexReport build_index(PipelineStages& stages) {
   return report;
 }
 
+std::string committed_generation(const Pipeline& pipeline) {
+  const std::optional<json> manifest = try_manifest(pipeline);
+  return manifest ? string_at(*manifest, "/generation") : std::string();
+}
+
 IndexState inspect_index(const Pipeline& pipeline) {
   IndexState state;
   std::optional<json> manifest = try_manifest(pipeline);

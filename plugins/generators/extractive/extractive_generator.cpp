@@ -344,6 +344,19 @@ std::vector<ExtractiveGenerator::Unit> ExtractiveGenerator::split_units(const Ev
 }
 
 std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
+  const std::string answer = compose(request);
+  // Handed out paragraph by paragraph, as a streaming model would, for whoever shows it live.
+  if (request.on_text)
+    for (std::size_t begin = 0; begin < answer.size();) {
+      std::size_t end = answer.find("\n\n", begin);
+      end = end == std::string::npos ? answer.size() : end + 2;
+      request.on_text(std::string_view(answer).substr(begin, end - begin));
+      begin = end;
+    }
+  return answer;
+}
+
+std::string ExtractiveGenerator::compose(const GenerationRequest& request) const {
   std::vector<Unit> units;
   for (std::size_t i = 0; i < request.evidence.size(); ++i) {
     std::vector<Unit> more = split_units(request.evidence[i], i);

@@ -24,6 +24,7 @@ class ExtractiveGenerator final : public Generator {
   /// true).
   explicit ExtractiveGenerator(Options& options);
 
+  /// The answer; with request.on_text, also handed out paragraph by paragraph.
   std::string generate(const GenerationRequest& request) override;
   std::string describe() const override;
 
@@ -43,6 +44,8 @@ class ExtractiveGenerator final : public Generator {
   static std::vector<Unit> split_units(const Evidence& evidence, std::size_t evidence_index);
 
  private:
+  std::string compose(const GenerationRequest& request) const;
+
   std::size_t max_chars_ = 300;
   std::size_t max_units_ = 3;
   bool citations_ = true;

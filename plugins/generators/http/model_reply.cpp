@@ -80,10 +80,20 @@ void fail_transport(const ServerHints& server, const HttpReply& reply) {
   throw Error(server.name + ": unexpected transport state");
 }
 
-void StreamedAnswer::add(std::string_view piece) {
+bool StreamedAnswer::add(std::string_view piece) {
   text_ += piece;
-  if (on_text_)
-    if (const std::string shown = filter_.feed(piece); !shown.empty()) on_text_(shown);
+  if (!on_text_) return true;
+  const std::string shown = filter_.feed(piece);
+  if (shown.empty()) return true;
+  // Caught here, not let through the HTTP client's reading loop, which would keep the connection
+  // (and the model's work) going: returning false closes it.
+  try {
+    on_text_(shown);
+  } catch (...) {
+    reader_failure_ = std::current_exception();
+    return false;
+  }
+  return true;
 }
 
 bool StreamedAnswer::reject(std::string_view line) {

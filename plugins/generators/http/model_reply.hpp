@@ -1,5 +1,6 @@
 #pragma once
 // Reading what chat servers send back, whatever their dialect.
+#include <exception>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -46,18 +47,22 @@ class StreamedAnswer {
   /// `on_text` (may be empty) receives what can be shown as it arrives, thinking left out.
   explicit StreamedAnswer(std::function<void(std::string_view)> on_text) : on_text_(std::move(on_text)) {}
 
-  void add(std::string_view piece);
+  /// Takes the next piece. False when the reader of the answer stopped (on_text threw): the
+  /// stream should stop; finish() rethrows what on_text threw.
+  bool add(std::string_view piece);
   void mark_done() { done_ = true; }
   /// A line that is not what the protocol sends: stops the stream.
   bool reject(std::string_view line);
   /// An error the server sent inside the stream: stops it.
   bool stop(std::string message);
 
-  /// The answer once post() returned. Throws rag::Error for a rejected line (via `not_json`),
+  /// The answer once post() returned. Rethrows what on_text threw; throws rag::Error for a
+  /// rejected line (via `not_json`),
   /// an error in the stream, a failed exchange, a status other than 200 (via `fail_status`) or
   /// a stream that ended before it was complete.
   template <class NotJson, class FailStatus>
   std::string finish(const ServerHints& server, const HttpReply& reply, NotJson not_json, FailStatus fail_status) const {
+    if (reader_failure_) std::rethrow_exception(reader_failure_);
     if (!bad_line_.empty()) throw not_json(bad_line_);
     if (!error_.empty()) throw Error(server.name + " stopped answering: " + error_);
     if (reply.status == 200 && done_) return without_thinking(text_);
@@ -73,6 +78,7 @@ class StreamedAnswer {
   std::string text_;
   std::string bad_line_;
   std::string error_;
+  std::exception_ptr reader_failure_;
   bool done_ = false;
 };
 

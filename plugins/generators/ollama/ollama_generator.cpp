@@ -78,8 +78,8 @@ std::string OllamaGenerator::generate(const GenerationRequest& request) {
     if (!piece.is_object()) return answer.reject(line);
     if (piece.contains("error")) return answer.stop(error_text(line));
     if (piece.contains("message") && piece["message"].is_object() && piece["message"].contains("content") &&
-        piece["message"]["content"].is_string())
-      answer.add(piece["message"]["content"].get<std::string>());
+        piece["message"]["content"].is_string() && !answer.add(piece["message"]["content"].get<std::string>()))
+      return false;
     if (piece.contains("done") && piece["done"].is_boolean() && piece["done"].get<bool>()) answer.mark_done();
     return true;
   });

@@ -116,7 +116,8 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
     const json chunk = json::parse(data, nullptr, false);
     if (!chunk.is_object()) return answer.reject(data);
     if (chunk.contains("error")) return answer.stop(error_text(data));
-    if (const json* content = choice_content(chunk, "delta")) answer.add(content->get<std::string>());
+    if (const json* content = choice_content(chunk, "delta"); content && !answer.add(content->get<std::string>()))
+      return false;
     if (chunk.contains("choices") && chunk["choices"].is_array() && !chunk["choices"].empty() &&
         chunk["choices"][0].is_object() && chunk["choices"][0].contains("finish_reason") &&
         chunk["choices"][0]["finish_reason"].is_string())

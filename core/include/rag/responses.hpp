@@ -1,0 +1,29 @@
+#pragma once
+// The JSON of search results and answers, as `rag search` and `rag answer` print it and as
+// `rag serve` sends it: one shape for both, fields named as the grader's results files name them.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "rag/answering.hpp"
+#include "rag/index.hpp"
+
+namespace rag {
+
+/// {query, retrieved_chunks: [{chunk_id, file_path, first_character_index, last_character_index,
+/// first_line, last_line, text, file_type, section?, score}], strategy, metrics: {search_time_ms,
+/// total_chunks}}.
+nlohmann::ordered_json search_response(const Index& index, const std::string& query, const std::vector<Hit>& hits,
+                                       double search_ms);
+
+/// One source of an answer: {number, file_path, first_character_index, last_character_index,
+/// first_line, last_line, text, score, file_type, section?}.
+nlohmann::ordered_json evidence_json(const Evidence& evidence);
+
+/// {query, answer, language, sources: [evidence_json + cited], parent_context?, generator:
+/// {plugin, description}, strategy, timings: {retrieval_ms, context_ms, generation_ms, total_ms}}.
+nlohmann::ordered_json answer_response(const AnsweredQuestion& answered, const std::string& generator_plugin,
+                                       const std::string& generator_description, const std::string& strategy);
+
+}  // namespace rag

@@ -1,0 +1,325 @@
+#include "rag/service.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "rag/answering.hpp"
+#include "rag/chat_messages.hpp"
+#include "rag/file_io.hpp"
+#include "rag/responses.hpp"
+#include "rag/source_file.hpp"
+#include "rag/utf8.hpp"
+
+namespace rag {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+// --- ServedPipeline ----------------------------------------------------------------------------
+
+ServedPipeline::Generation::Generation(PipelineStages& stages)
+    : index(stages), assembler(stages.context(), index.chunks(), stages.pipeline().base) {
+  for (const Chunk& c : index.chunks()) files.insert(c.file_path);
+}
+
+ServedPipeline::ServedPipeline(Pipeline pipeline)
+    : pipeline_(std::move(pipeline)),
+      registry_(std::make_unique<PluginRegistry>(PluginRegistry::search_path(pipeline_.plugin_paths))),
+      stages_(std::make_unique<PipelineStages>(pipeline_, *registry_)),
+      current_(std::make_shared<const Generation>(*stages_)) {}
+
+ServedPipeline::~ServedPipeline() = default;
+
+std::shared_ptr<const ServedPipeline::Generation> ServedPipeline::current() const {
+  const std::lock_guard lock(current_mutex_);
+  return current_;
+}
+
+std::optional<std::string> ServedPipeline::refresh() {
+  const std::string committed = committed_generation(pipeline_);
+  if (committed.empty() || committed == current()->index.generation()) return std::nullopt;
+  auto next = std::make_shared<const Generation>(*stages_);
+  const std::string id = next->index.generation();
+  {
+    const std::lock_guard lock(current_mutex_);
+    if (id == current_->index.generation()) return std::nullopt;
+    current_ = std::move(next);
+  }
+  return id;
+}
+
+ServedPipeline::GeneratorLease::GeneratorLease(ServedPipeline& owner, std::unique_ptr<Generator> generator)
+    : owner_(owner), generator_(std::move(generator)) {}
+
+ServedPipeline::GeneratorLease::~GeneratorLease() {
+  const std::lock_guard lock(owner_.generators_mutex_);
+  owner_.idle_generators_.push_back(std::move(generator_));
+}
+
+ServedPipeline::GeneratorLease ServedPipeline::lend_generator() {
+  {
+    const std::lock_guard lock(generators_mutex_);
+    if (!idle_generators_.empty()) {
+      std::unique_ptr<Generator> generator = std::move(idle_generators_.back());
+      idle_generators_.pop_back();
+      return GeneratorLease(*this, std::move(generator));
+    }
+  }
+  return GeneratorLease(*this, stages_->make_generator());
+}
+
+// --- Service -----------------------------------------------------------------------------------
+
+Service::Service(std::vector<Pipeline> pipelines, RequestLimits limits, Metrics& metrics,
+                 std::function<void(const std::string&)> note, std::chrono::milliseconds poll)
+    : limits_(limits), metrics_(metrics), note_(std::move(note)) {
+  if (pipelines.empty()) throw Error("no pipeline to serve");
+  for (auto& p : pipelines) {
+    for (const auto& served : pipelines_)
+      if (served->pipeline().name == p.name)
+        throw Error(p.label() + " and " + served->pipeline().label() + " are both named '" + p.name +
+                    "'; the API tells pipelines apart by name: give one another `name:`");
+    pipelines_.push_back(std::make_unique<ServedPipeline>(std::move(p)));
+  }
+  watcher_ = std::thread([this, poll] { watch(poll); });
+}
+
+Service::~Service() {
+  {
+    const std::lock_guard lock(watch_mutex_);
+    stopping_ = true;
+  }
+  watch_wakeup_.notify_all();
+  watcher_.join();
+}
+
+void Service::watch(std::chrono::milliseconds poll) {
+  std::map<std::string, std::string> failed;  // pipeline -> the generation that failed to load, said once
+  std::unique_lock lock(watch_mutex_);
+  while (!watch_wakeup_.wait_for(lock, poll, [this] { return stopping_; })) {
+    lock.unlock();
+    for (const auto& served : pipelines_) {
+      const std::string& name = served->pipeline().name;
+      try {
+        if (const auto moved = served->refresh()) {
+          metrics_.count_switch(name);
+          note_(name + ": now on index generation " + *moved);
+          failed.erase(name);
+        }
+      } catch (const Error& e) {
+        const std::string committed = committed_generation(served->pipeline());
+        if (failed[name] != committed)
+          note_(name + ": the new index generation " + committed + " cannot be opened (" + e.what() + "); still on " +
+                served->current()->index.generation());
+        failed[name] = committed;
+      }
+    }
+    lock.lock();
+  }
+}
+
+ServedPipeline& Service::pipeline(std::string_view name) {
+  if (name.empty()) return *pipelines_.front();
+  for (const auto& p : pipelines_)
+    if (p->pipeline().name == name) return *p;
+  std::string known;
+  for (const auto& p : pipelines_) known += (known.empty() ? "" : ", ") + p->pipeline().name;
+  throw RequestError(404, "no pipeline named '" + std::string(name) + "' is served here (served: " + known + ")");
+}
+
+std::vector<std::string> Service::pipeline_names() const {
+  std::vector<std::string> names;
+  for (const auto& p : pipelines_) names.push_back(p->pipeline().name);
+  return names;
+}
+
+std::string Service::checked_query(const std::string& text, const char* what) const {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw RequestError(400, std::string(what) + " is missing or empty");
+  if (text.size() > limits_.max_query_bytes)
+    throw RequestError(400, std::string(what) + " is " + std::to_string(text.size()) + " bytes long; the limit is " +
+                                std::to_string(limits_.max_query_bytes));
+  if (!utf8::is_valid(text)) throw RequestError(400, std::string(what) + " is not valid UTF-8");
+  return text;
+}
+
+std::size_t Service::checked_k(long long k) const {
+  if (k < 1 || static_cast<unsigned long long>(k) > limits_.max_k)
+    throw RequestError(400, "k must be between 1 and " + std::to_string(limits_.max_k) + ", got " + std::to_string(k));
+  return static_cast<std::size_t>(k);
+}
+
+json Service::pipelines_json() const {
+  json list = json::array();
+  for (std::size_t i = 0; i < pipelines_.size(); ++i) {
+    const ServedPipeline& served = *pipelines_[i];
+    const Pipeline& p = served.pipeline();
+    const auto generation = served.current();
+    json chunkers = json::array();
+    for (const auto& rule : p.chunkers) chunkers.push_back(rule.plugin);
+    const IndexState state = inspect_index(p);
+    json index = {{"state", state.kind == IndexState::Kind::current ? "current" : "stale"},
+                  {"generation", generation->index.generation()},
+                  {"chunks", generation->index.chunks().size()},
+                  {"built_at", generation->index.manifest().value("built_at", "")}};
+    if (state.kind != IndexState::Kind::current) index["why"] = state.why;
+    list.push_back({{"name", p.name},
+                    {"default", i == 0},
+                    {"description", p.description},
+                    {"file", p.file.string()},
+                    {"plugins", {{"chunkers", std::move(chunkers)}, {"retriever", p.retriever.plugin}, {"generator", p.generator.plugin}}},
+                    {"index", std::move(index)}});
+  }
+  return {{"pipelines", std::move(list)}};
+}
+
+json Service::search(std::string_view name, const std::string& query, long long k) {
+  ServedPipeline& served = pipeline(name);
+  const std::string q = checked_query(query, "q");
+  const std::size_t count = checked_k(k);
+  const auto generation = served.current();
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Hit> hits = generation->index.search(q, count);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  metrics_.observe_stage("retrieve", ms / 1000);
+  json out = search_response(generation->index, q, hits, ms);
+  out["pipeline"] = served.pipeline().name;
+  out["generation"] = generation->index.generation();
+  return out;
+}
+
+void Service::check_answer(std::string_view name, const std::string& question, long long k, long long max_message_chars) {
+  pipeline(name);
+  checked_query(question, "question");
+  checked_k(k);
+  if (max_message_chars != 0 && (max_message_chars < static_cast<long long>(limits_.min_message_chars) ||
+                                 max_message_chars > static_cast<long long>(limits_.max_message_chars)))
+    throw RequestError(400, "max_message_chars must be between " + std::to_string(limits_.min_message_chars) + " and " +
+                                std::to_string(limits_.max_message_chars) + ", got " + std::to_string(max_message_chars));
+}
+
+json Service::answer(std::string_view name, const std::string& question, long long k, long long max_message_chars,
+                     const EventSink& sink) {
+  check_answer(name, question, k, max_message_chars);
+  ServedPipeline& served = pipeline(name);
+  const std::string& q = question;
+  const auto count = static_cast<std::size_t>(k);
+  const auto generation = served.current();
+  const ServedPipeline::GeneratorLease generator = served.lend_generator();
+  const std::string pipeline_name = served.pipeline().name;
+  const std::string generation_id = generation->index.generation();
+
+  std::function<void(const GenerationRequest&, const AnswerTimings&)> on_sources;
+  std::function<void(std::string_view)> on_text;
+  if (sink) {
+    on_sources = [&](const GenerationRequest& request, const AnswerTimings& timings) {
+      json sources = json::array();
+      for (const auto& e : request.evidence) sources.push_back(evidence_json(e));
+      sink("sources", {{"query", request.question},
+                       {"language", request.language},
+                       {"sources", std::move(sources)},
+                       {"pipeline", pipeline_name},
+                       {"generation", generation_id},
+                       {"timings", {{"retrieval_ms", timings.retrieval_ms}, {"context_ms", timings.context_ms}}}});
+    };
+    on_text = [&](std::string_view piece) { sink("delta", {{"text", piece}}); };
+  }
+  const AnsweredQuestion answered =
+      answer_question(generation->index, generation->assembler, *generator, q, count, on_sources, on_text);
+  metrics_.observe_stage("retrieve", answered.timings.retrieval_ms / 1000);
+  metrics_.observe_stage("context", answered.timings.context_ms / 1000);
+  metrics_.observe_stage("generate", answered.timings.generation_ms / 1000);
+  json out = answer_response(answered, served.pipeline().generator.plugin, (*generator).describe(),
+                             generation->index.strategy());
+  out["pipeline"] = pipeline_name;
+  out["generation"] = generation_id;
+  if (max_message_chars != 0) {
+    json messages = json::array();
+    for (const auto& part : split_for_chat(answered.answer, static_cast<std::size_t>(max_message_chars)))
+      messages.push_back({{"text", part.text}, {"sources", part.sources}});
+    out["messages"] = std::move(messages);
+  }
+  return out;
+}
+
+json Service::source(std::string_view name, std::optional<long long> chunk, const std::string& path,
+                     std::optional<long long> first, std::optional<long long> last, long long context) {
+  ServedPipeline& served = pipeline(name);
+  const auto generation = served.current();
+  const ChunkList chunks = generation->index.chunks();
+  if (context < 0 || static_cast<unsigned long long>(context) > limits_.max_source_context)
+    throw RequestError(400, "context must be between 0 and " + std::to_string(limits_.max_source_context) + " lines");
+  std::string file_path;
+  std::size_t first_char = 0, last_char = 0;
+  if (chunk) {
+    if (*chunk < 0 || static_cast<unsigned long long>(*chunk) >= chunks.size())
+      throw RequestError(404, "no chunk " + std::to_string(*chunk) + " in this index (it has " +
+                                  std::to_string(chunks.size()) + ")");
+    const Chunk& c = chunks[static_cast<std::size_t>(*chunk)];
+    file_path = c.file_path;
+    first_char = c.first_char;
+    last_char = c.last_char;
+  } else {
+    if (path.empty() || !first || !last) throw RequestError(400, "give chunk, or path with first and last");
+    // Only a file the index names, as it names it: nothing else can be asked for.
+    if (!generation->files.count(path)) throw RequestError(404, "no file '" + path + "' in this index");
+    if (*first < 0 || *last <= *first)
+      throw RequestError(400, "first and last must be code points with first before last, got " + std::to_string(*first) +
+                                  " and " + std::to_string(*last));
+    file_path = path;
+    first_char = static_cast<std::size_t>(*first);
+    last_char = static_cast<std::size_t>(*last);
+  }
+  // The file on disk, if it is still inside the corpus: a link out of it is not followed.
+  const Pipeline& p = served.pipeline();
+  std::error_code ec;
+  const fs::path on_disk = fs::weakly_canonical(p.base / file_path, ec);
+  const fs::path corpus = fs::weakly_canonical(p.corpus_dir, ec);
+  const auto [corpus_end, _] = std::mismatch(corpus.begin(), corpus.end(), on_disk.begin(), on_disk.end());
+  if (ec || corpus_end != corpus.end()) throw RequestError(404, "'" + file_path + "' is not inside the corpus");
+  std::string text;
+  try {
+    text = read_file(on_disk);
+  } catch (const Error&) {
+    throw RequestError(404, "'" + file_path + "' cannot be read now (moved or deleted since indexing?)");
+  }
+  if (!utf8::is_valid(text)) throw RequestError(404, "'" + file_path + "' is not UTF-8 text now");
+  const SourceFile file(file_path, file_path, std::move(text));
+  const std::size_t length = file.char_offset(file.text().size());
+  if (last_char > length)
+    throw RequestError(400, "the span ends at " + std::to_string(last_char) + ", past the end of " + file_path + " (" +
+                                std::to_string(length) + " code points)");
+  const std::size_t first_byte = file.byte_offset(first_char), last_byte = file.byte_offset(last_char);
+  const auto [first_line, last_line] = file.lines_of({first_byte, last_byte});
+  // Changed since indexing when a chunk of the file no longer matches the text at its bytes.
+  bool changed = false;
+  for (const Chunk& c : chunks)
+    if (c.file_path == file_path && c.first_char < last_char && c.last_char > first_char) {
+      changed = changed || c.last_byte > file.text().size() || file.slice({c.first_byte, c.last_byte}) != c.text;
+      if (changed) break;
+    }
+  const auto from = static_cast<std::size_t>(std::max<long long>(1, static_cast<long long>(first_line) - context));
+  const std::size_t to = last_line + static_cast<std::size_t>(context);
+  json lines = json::array();
+  std::size_t number = 1, begin = 0;
+  const std::string_view all = file.text();
+  while (begin <= all.size() && number <= to) {
+    std::size_t end = all.find('\n', begin);
+    if (end == std::string_view::npos) end = all.size();
+    if (number >= from) {
+      std::string_view line = all.substr(begin, end - begin);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      lines.push_back({{"number", number}, {"text", line}});
+    }
+    if (end == all.size()) break;
+    begin = end + 1;
+    ++number;
+  }
+  return {{"file_path", file_path},
+          {"span", {{"first_character_index", first_char},
+                    {"last_character_index", last_char},
+                    {"first_line", first_line},
+                    {"last_line", last_line}}},
+          {"lines", std::move(lines)},
+          {"changed", changed}};
+}
+
+}  // namespace rag

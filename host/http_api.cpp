@@ -1,0 +1,417 @@
+#include "http_api.hpp"
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <charconv>
+#include <condition_variable>
+#include <ctime>
+#include <deque>
+#include <iostream>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "page_assets.hpp"
+#include "rag/error.hpp"
+
+namespace rag::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+// Set on the thread that answers a connection the queue had no room for: every request on it
+// gets 503 at once, so that a flood is refused quickly instead of piling up unboundedly.
+thread_local bool t_shedding = false;
+
+// A worker pool whose queue of waiting connections is bounded (httplib's own grows without
+// limit, and each kept-alive or streaming connection holds a worker). Past the bound, connections
+// go to one shedding thread that answers them 503.
+class BoundedQueue final : public httplib::TaskQueue {
+ public:
+  BoundedQueue(std::size_t workers, std::size_t max_waiting) : max_waiting_(max_waiting) {
+    for (std::size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { work(jobs_, false); });
+    threads_.emplace_back([this] { work(shed_, true); });
+  }
+  ~BoundedQueue() override = default;
+
+  void enqueue(std::function<void()> job) override {
+    {
+      const std::lock_guard lock(mutex_);
+      (jobs_.size() < max_waiting_ ? jobs_ : shed_).push_back(std::move(job));
+    }
+    ready_.notify_all();
+  }
+
+  void shutdown() override {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  void work(std::deque<std::function<void()>>& queue, bool shedding) {
+    t_shedding = shedding;
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return stopping_ || !queue.empty(); });
+        if (queue.empty()) return;  // stopping, and nothing left to finish
+        job = std::move(queue.front());
+        queue.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::size_t max_waiting_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  std::deque<std::function<void()>> shed_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// What the log line of the request being handled on this thread says; httplib handles a request
+// on one thread from routing to logging.
+struct RequestRecord {
+  bool counted = false;  // in flight, to be counted out
+  std::string id;
+  Clock::time_point start;
+  json fields = json::object();
+};
+thread_local RequestRecord t_request;
+
+std::atomic<unsigned long long> g_request_number{0};
+
+// The routes and their methods, for 404 against 405.
+const std::vector<std::pair<std::string, std::string>>& routes() {
+  static const std::vector<std::pair<std::string, std::string>> all = {
+      {"/healthz", "GET"},      {"/metrics", "GET"},    {"/api/pipelines", "GET"}, {"/api/search", "GET"},
+      {"/api/answer", "POST"},  {"/api/source", "GET"}};
+  return all;
+}
+
+bool is_page(const std::string& path) {
+  for (std::size_t i = 0; i < kPageAssetCount; ++i)
+    if (kPageAssets[i].path == path) return true;
+  return false;
+}
+
+void send_json(httplib::Response& response, int status, const json& body) {
+  response.status = status;
+  response.set_content(body.dump(), "application/json");
+}
+
+void send_error(httplib::Response& response, int status, const std::string& message) {
+  t_request.fields["error"] = message;
+  send_json(response, status, {{"error", message}});
+}
+
+// An error refused before the request's body was read: the connection is closed after it, or the
+// unread body would be taken for the next request. (httplib closes a connection whose response
+// fails to write: the provider writes the whole body, then reports a failure.)
+void refuse(httplib::Response& response, int status, const std::string& message) {
+  t_request.fields["error"] = message;
+  response.status = status;
+  response.set_header("Connection", "close");
+  const auto body = std::make_shared<const std::string>(json{{"error", message}}.dump());
+  response.set_content_provider(body->size(), "application/json",
+                                [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                                  sink.write(body->data() + offset, length);
+                                  return false;
+                                });
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// Compares in time that does not depend on where the two differ.
+bool same_secret(std::string_view given, std::string_view expected) {
+  unsigned char difference = given.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < given.size(); ++i)
+    difference |= static_cast<unsigned char>(given[i] ^ expected[i % (expected.empty() ? 1 : expected.size())]);
+  return difference == 0 && !expected.empty();
+}
+
+std::optional<long long> integer_param(const httplib::Request& request, const char* name) {
+  if (!request.has_param(name)) return std::nullopt;
+  const std::string text = request.get_param_value(name);
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size())
+    throw RequestError(400, std::string(name) + " must be a whole number, got '" + text + "'");
+  return value;
+}
+
+// A member of the request's JSON body, of the type asked for.
+template <class T>
+std::optional<T> body_field(const json& body, const char* name) {
+  if (!body.contains(name) || body[name].is_null()) return std::nullopt;
+  const json& value = body[name];
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!value.is_string()) throw RequestError(400, std::string(name) + " must be a string");
+  } else {
+    if (!value.is_number_integer()) throw RequestError(400, std::string(name) + " must be a whole number");
+  }
+  return value.get<T>();
+}
+
+// The stream's reader went away (or the request ran out of time): the work stops.
+struct StreamStopped {
+  std::string why;  // empty when the client left, which nobody is told about
+};
+
+}  // namespace
+
+// --- RequestLog --------------------------------------------------------------------------------
+
+RequestLog::RequestLog(const std::string& file) : out_(&std::cerr) {
+  if (file.empty()) return;
+  file_.open(file, std::ios::app);
+  if (!file_) throw Error(file + ": cannot open the log file for appending; choose a file you can write to");
+  out_ = &file_;
+}
+
+void RequestLog::write(const std::string& line) {
+  const std::lock_guard lock(mutex_);
+  *out_ << line << std::endl;
+}
+
+void RequestLog::note(const std::string& text) { write(json{{"time", utc_now()}, {"note", text}}.dump()); }
+
+// --- HttpApi -----------------------------------------------------------------------------------
+
+HttpApi::HttpApi(httplib::Server& server, Service& service, Metrics& metrics, RequestLog& log, HttpLimits limits,
+                 std::string token, std::string cors_origin)
+    : service_(service),
+      metrics_(metrics),
+      log_(log),
+      limits_(limits),
+      token_(std::move(token)),
+      cors_origin_(std::move(cors_origin)) {
+  server.new_task_queue = [threads = limits_.threads, waiting = limits_.max_waiting] {
+    return new BoundedQueue(threads, waiting);
+  };
+  // Without it every kept-alive request waits ~40 ms for Nagle's algorithm.
+  server.set_tcp_nodelay(true);
+  // SO_REUSEADDR alone: httplib's default also sets SO_REUSEPORT, which lets a second server take
+  // the same port silently.
+  server.set_socket_options([](socket_t socket) {
+    const int yes = 1;
+    ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  // A slow or idle client cannot hold a worker for long; a short keep-alive also bounds stop().
+  server.set_read_timeout(std::chrono::seconds(5));
+  server.set_write_timeout(std::chrono::seconds(5));
+  server.set_keep_alive_timeout(2);
+  server.set_keep_alive_max_count(1000);
+  server.set_payload_max_length(limits_.max_body_bytes);
+  server.set_pre_routing_handler([this](const httplib::Request& rq, httplib::Response& rs) { return before(rq, rs); });
+  server.set_logger([this](const httplib::Request& rq, const httplib::Response& rs) { after(rq, rs); });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr failure) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const RequestError& e) {
+      send_error(response, e.status(), e.what());
+    } catch (const Error& e) {
+      send_error(response, 500, e.what());
+    } catch (const std::bad_alloc&) {
+      send_error(response, 503, "the server is out of memory; try again later");
+    } catch (...) {
+      send_error(response, 500, "internal error");
+    }
+  });
+  // Statuses httplib sets itself (an unknown route, a body over the limit, a malformed request)
+  // get a JSON body too.
+  const httplib::Server::HandlerWithResponse error_body = [max_body = limits_.max_body_bytes](
+                                                              const httplib::Request& request, httplib::Response& response) {
+    if (!response.body.empty() || response.content_length_ > 0 || response.is_chunked_content_provider_)
+      return httplib::Server::HandlerResponse::Unhandled;
+    if (response.status == 404) {
+      send_error(response, 404, "no route " + request.path + " (see docs/http-api.md)");
+    } else if (response.status == 413) {
+      send_error(response, 413, "the body is larger than the limit of " + std::to_string(max_body) + " bytes");
+    } else {
+      send_error(response, response.status, response.status == 414 ? "the address is too long" : "a malformed request");
+    }
+    return httplib::Server::HandlerResponse::Handled;
+  };
+  server.set_error_handler(error_body);
+  route(server);
+}
+
+httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request, httplib::Response& response) {
+  using Handled = httplib::Server::HandlerResponse;
+  t_request = {};
+  t_request.start = Clock::now();
+  t_request.id = std::to_string(++g_request_number);
+  response.set_header("X-Request-Id", t_request.id);
+  if (!cors_origin_.empty()) {
+    response.set_header("Access-Control-Allow-Origin", cors_origin_);
+    response.set_header("Vary", "Origin");
+  }
+  metrics_.add_in_flight(1);
+  t_request.counted = true;
+  if (t_shedding || metrics_.in_flight() > static_cast<int>(limits_.max_in_flight)) {
+    response.set_header("Retry-After", "1");
+    refuse(response, 503, "too many requests at once; try again in a second");
+    return Handled::Handled;
+  }
+  // Bodies are taken only whole and plain: httplib checks its size limit against Content-Length
+  // alone, and would inflate a compressed body past it.
+  if (request.has_header("Transfer-Encoding")) {
+    refuse(response, 411, "send the body with a Content-Length, not Transfer-Encoding");
+    return Handled::Handled;
+  }
+  if (request.has_header("Content-Encoding")) {
+    refuse(response, 415, "send the body uncompressed (no Content-Encoding)");
+    return Handled::Handled;
+  }
+  // A route asked with another method is refused before its body is read.
+  for (const auto& [path, method] : routes())
+    if (path == request.path && method != request.method) {
+      response.set_header("Allow", method);
+      refuse(response, 405, request.path + " takes " + method + ", not " + request.method);
+      return Handled::Handled;
+    }
+  const bool open = request.path == "/healthz" || (request.method == "GET" && is_page(request.path));
+  if (!token_.empty() && !open) {
+    const std::string header = request.get_header_value("Authorization");
+    const std::string_view prefix = "Bearer ";
+    const bool bearer = header.compare(0, prefix.size(), prefix) == 0;
+    if (!bearer || !same_secret(std::string_view(header).substr(prefix.size()), token_)) {
+      response.set_header("WWW-Authenticate", "Bearer");
+      refuse(response, 401, bearer ? "the token is not the server's" : "this server wants Authorization: Bearer TOKEN");
+      return Handled::Handled;
+    }
+  }
+  return Handled::Unhandled;
+}
+
+void HttpApi::after(const httplib::Request& request, const httplib::Response& response) {
+  const double seconds = std::chrono::duration<double>(Clock::now() - t_request.start).count();
+  if (t_request.counted) metrics_.add_in_flight(-1);
+  bool known = is_page(request.path);
+  for (const auto& [path, method] : routes()) known = known || path == request.path;
+  const std::string route = known ? request.path : "other";
+  metrics_.count_request(route, response.status, seconds);
+  json line = {{"time", utc_now()}, {"id", t_request.id}, {"method", request.method}, {"route", route},
+               {"status", response.status}, {"ms", seconds * 1000}};
+  line.update(t_request.fields);
+  log_.write(line.dump());
+  t_request = {};
+}
+
+void HttpApi::route(httplib::Server& server) {
+  for (std::size_t i = 0; i < kPageAssetCount; ++i) {
+    const PageAsset& asset = kPageAssets[i];
+    server.Get(std::string(asset.path), [asset](const httplib::Request&, httplib::Response& response) {
+      response.set_header("Cache-Control", "no-cache");
+      response.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
+    });
+  }
+  server.Get("/healthz", [this](const httplib::Request&, httplib::Response& response) {
+    send_json(response, 200, {{"status", "ready"}, {"pipelines", service_.pipeline_names()}});
+  });
+  server.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+    response.set_content(metrics_.prometheus_text(), "text/plain; version=0.0.4");
+  });
+  server.Get("/api/pipelines", [this](const httplib::Request&, httplib::Response& response) {
+    send_json(response, 200, service_.pipelines_json());
+  });
+  server.Get("/api/search", [this](const httplib::Request& request, httplib::Response& response) {
+    const std::string pipeline = request.get_param_value("pipeline");
+    const long long k = integer_param(request, "k").value_or(10);
+    t_request.fields.update({{"pipeline", service_.pipeline(pipeline).pipeline().name}, {"k", k}});
+    const json result = service_.search(pipeline, request.get_param_value("q"), k);
+    t_request.fields.update({{"hits", result["retrieved_chunks"].size()},
+                             {"timings", {{"retrieval_ms", result["metrics"]["search_time_ms"]}}}});
+    send_json(response, 200, result);
+  });
+  server.Post("/api/answer", [this](const httplib::Request& request, httplib::Response& response) { answer(request, response); });
+  server.Get("/api/source", [this](const httplib::Request& request, httplib::Response& response) {
+    const std::string pipeline = request.get_param_value("pipeline");
+    t_request.fields["pipeline"] = service_.pipeline(pipeline).pipeline().name;
+    send_json(response, 200,
+              service_.source(pipeline, integer_param(request, "chunk"), request.get_param_value("path"),
+                              integer_param(request, "first"), integer_param(request, "last"),
+                              integer_param(request, "context").value_or(3)));
+  });
+}
+
+void HttpApi::answer(const httplib::Request& request, httplib::Response& response) {
+  const json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    throw RequestError(400, "the body must be a JSON object: {\"question\": \"...\", \"k\": 10, \"pipeline\": \"...\"}");
+  const std::string question = body_field<std::string>(body, "question").value_or("");
+  const std::string pipeline = body_field<std::string>(body, "pipeline").value_or("");
+  const long long k = body_field<long long>(body, "k").value_or(10);
+  const long long max_message_chars = body_field<long long>(body, "max_message_chars").value_or(0);
+  t_request.fields.update({{"pipeline", service_.pipeline(pipeline).pipeline().name}, {"k", k}});
+  const auto record = [](const json& answer) {
+    t_request.fields.update({{"language", answer["language"]}, {"hits", answer["sources"].size()},
+                             {"timings", answer["timings"]}});
+  };
+
+  if (request.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
+    const json answer = service_.answer(pipeline, question, k, max_message_chars);
+    record(answer);
+    send_json(response, 200, answer);
+    return;
+  }
+  // Checked before the stream starts, so that a bad request still gets its status.
+  service_.check_answer(pipeline, question, k, max_message_chars);
+  response.set_header("Cache-Control", "no-cache");
+  response.set_header("X-Accel-Buffering", "no");
+  const auto deadline = Clock::now() + limits_.request_timeout;
+  response.set_chunked_content_provider(
+      "text/event-stream",
+      [this, pipeline, question, k, max_message_chars, deadline, record](std::size_t, httplib::DataSink& sink) {
+        const auto send = [&](std::string_view event, const json& data) {
+          if (Clock::now() > deadline)
+            throw StreamStopped{"the answer took longer than the server's request timeout (--request-timeout)"};
+          const std::string frame = "event: " + std::string(event) + "\ndata: " + data.dump() + "\n\n";
+          if (!sink.is_writable() || !sink.write(frame.data(), frame.size())) throw StreamStopped{};
+        };
+        try {
+          const json answer = service_.answer(pipeline, question, k, max_message_chars, send);
+          record(answer);
+          json done = {{"answer", answer["answer"]}, {"cited", json::array()}};
+          for (const auto& s : answer["sources"])
+            if (s["cited"].get<bool>()) done["cited"].push_back(s["number"]);
+          if (answer.contains("messages")) done["messages"] = answer["messages"];
+          done["generator"] = answer["generator"];
+          done["timings"] = answer["timings"];
+          send("done", done);
+        } catch (const StreamStopped& stopped) {
+          if (stopped.why.empty()) {
+            t_request.fields["error"] = "the client went away";
+            return false;
+          }
+          t_request.fields["error"] = stopped.why;
+          const std::string frame = "event: error\ndata: " + json{{"error", stopped.why}}.dump() + "\n\n";
+          sink.write(frame.data(), frame.size());
+        } catch (const Error& e) {
+          t_request.fields["error"] = e.what();
+          const std::string frame = "event: error\ndata: " + json{{"error", e.what()}}.dump() + "\n\n";
+          sink.write(frame.data(), frame.size());
+        }
+        sink.done();
+        return true;
+      });
+}
+
+}  // namespace rag::cli

@@ -1,0 +1,86 @@
+// What rag serve is built from, apart from HTTP: answers cut for chat platforms, and metrics in
+// Prometheus' text format.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "rag/chat_messages.hpp"
+#include "rag/error.hpp"
+#include "rag/metrics.hpp"
+#include "rag/utf8.hpp"
+
+namespace rag {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<std::string> texts(const std::vector<ChatMessagePart>& parts) {
+  std::vector<std::string> out;
+  for (const auto& p : parts) out.push_back(p.text);
+  return out;
+}
+
+TEST(ChatMessages, PacksParagraphsAndCarriesTheirCitations) {
+  const std::string answer = "Start the server with vllm serve [1].\n\nIt listens on port 8000 [2].\n\nSee the docs [1][3].";
+  EXPECT_THAT(texts(split_for_chat(answer, 1000)), ElementsAre(answer));
+  const auto parts = split_for_chat(answer, 70);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].text, "Start the server with vllm serve [1].\n\nIt listens on port 8000 [2].");
+  EXPECT_THAT(parts[0].sources, ElementsAre(1, 2));
+  EXPECT_EQ(parts[1].text, "See the docs [1][3].");
+  EXPECT_THAT(parts[1].sources, ElementsAre(1, 3));
+  EXPECT_TRUE(split_for_chat("", 100).empty());
+  EXPECT_THROW(split_for_chat(answer, 10), Error);
+}
+
+TEST(ChatMessages, LongParagraphsAreCutAtSentences) {
+  const std::string answer = "First sentence is here. Second sentence follows it. Third one ends the paragraph.";
+  const auto parts = split_for_chat(answer, 55);
+  EXPECT_THAT(texts(parts), ElementsAre("First sentence is here. Second sentence follows it.", "Third one ends the paragraph."));
+}
+
+TEST(ChatMessages, CodeBlocksAreNeverCutOpen) {
+  std::string code = "```bash\n";
+  for (int i = 0; i < 12; ++i) code += "vllm serve model-" + std::to_string(i) + "\n";
+  code += "```";
+  const auto parts = split_for_chat("Run these [2]:\n\n" + code, 80);
+  ASSERT_GE(parts.size(), 3u);
+  for (const auto& p : parts) {
+    EXPECT_LE(utf8::count_code_points(p.text), 80u) << p.text;
+    // Every part has as many fences opening as closing.
+    std::size_t fences = 0;
+    for (std::size_t at = p.text.find("```"); at != std::string::npos; at = p.text.find("```", at + 3)) ++fences;
+    EXPECT_EQ(fences % 2, 0u) << p.text;
+  }
+  EXPECT_EQ(parts[0].text.rfind("Run these [2]:", 0), 0u);
+  EXPECT_THAT(parts[1].text, ::testing::StartsWith("```bash\n"));  // reopened with its language
+  // A line longer than a message is cut, still inside fences.
+  const auto long_line = split_for_chat("```\n" + std::string(300, 'x') + "\n```", 100);
+  for (const auto& p : long_line) EXPECT_LE(p.text.size(), 100u);
+  EXPECT_GE(long_line.size(), 4u);
+}
+
+TEST(Metrics, PrometheusTextHasCountersHistogramsAndGauges) {
+  Metrics m;
+  m.count_request("/api/search", 200, 0.0004);
+  m.count_request("/api/search", 200, 0.02);
+  m.count_request("/api/search", 400, 0.0001);
+  m.observe_stage("retrieve", 0.0003);
+  m.count_switch("default");
+  m.add_in_flight(2);
+  m.add_in_flight(-1);
+  const std::string text = m.prometheus_text();
+  EXPECT_THAT(text, HasSubstr("rag_requests_total{route=\"/api/search\",status=\"200\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("rag_requests_total{route=\"/api/search\",status=\"400\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("rag_request_seconds_bucket{route=\"/api/search\",le=\"0.0005\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("rag_request_seconds_bucket{route=\"/api/search\",le=\"0.025\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("rag_request_seconds_bucket{route=\"/api/search\",le=\"+Inf\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("rag_request_seconds_count{route=\"/api/search\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("rag_stage_seconds_count{stage=\"retrieve\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("rag_requests_in_flight 1\n"));
+  EXPECT_THAT(text, HasSubstr("rag_index_generation_switches_total{pipeline=\"default\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("# TYPE rag_request_seconds histogram\n"));
+}
+
+}  // namespace
+}  // namespace rag

@@ -1,0 +1,424 @@
+// `rag serve` through the real binary on loopback: every route and error, Server-Sent Events,
+// the token, traversal attempts, bodies the server refuses, slow clients, overload, a client
+// that goes away in the middle of an answer, index rebuilds under concurrent clients, and a stop
+// with requests in flight.
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "e2e/fixture_repo_test.hpp"
+#include "e2e/serve_process.hpp"
+#include "generators/chat_server.hpp"
+
+namespace rag {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+using json = nlohmann::json;
+using testing::ServeProcess;
+
+// Sends `bytes` as they are on a new connection and returns what comes back before the server
+// closes it or `wait` passes.
+std::string raw_exchange(int port, const std::string& bytes, std::chrono::milliseconds wait = std::chrono::seconds(3)) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return "";
+  }
+  ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  timeval timeout{static_cast<time_t>(wait.count() / 1000), static_cast<suseconds_t>(wait.count() % 1000 * 1000)};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  std::string reply;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) reply.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  return reply;
+}
+
+// Sends `bytes`, reads until `marker` has come `times` times, and closes the connection.
+std::string read_then_hang_up(int port, const std::string& bytes, const std::string& marker, int times) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string reply;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    timeval timeout{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    char buffer[4096];
+    const auto count = [&] {
+      int n = 0;
+      for (std::size_t at = reply.find(marker); at != std::string::npos; at = reply.find(marker, at + 1)) ++n;
+      return n;
+    };
+    for (ssize_t n; count() < times && (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;)
+      reply.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return reply;
+}
+
+int status_of(const std::string& reply) { return reply.size() > 12 ? std::stoi(reply.substr(9, 3)) : 0; }
+
+// The events of a Server-Sent Events body, in order: (event, data).
+std::vector<std::pair<std::string, json>> events_of(const std::string& body) {
+  std::vector<std::pair<std::string, json>> events;
+  std::istringstream in(body);
+  std::string line, event;
+  while (std::getline(in, line)) {
+    if (line.rfind("event: ", 0) == 0) event = line.substr(7);
+    else if (line.rfind("data: ", 0) == 0) events.emplace_back(event, json::parse(line.substr(6)));
+  }
+  return events;
+}
+
+class ServeTest : public testing::FixtureRepoTest {
+ protected:
+  void SetUp() override {
+    FixtureRepoTest::SetUp();
+    index();
+  }
+  static httplib::Client client(const ServeProcess& server) {
+    httplib::Client c(server.host(), server.port());
+    c.set_read_timeout(std::chrono::seconds(10));
+    return c;
+  }
+};
+
+TEST_F(ServeTest, EveryRouteAnswersWithTheFieldsOfTheCommandLine) {
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  auto c = client(server);
+
+  const auto health = c.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(json::parse(health->body)["pipelines"], json::array({"pipeline"}));
+
+  const json pipelines = json::parse(c.Get("/api/pipelines")->body);
+  EXPECT_EQ(pipelines["pipelines"][0]["name"], "pipeline");
+  EXPECT_EQ(pipelines["pipelines"][0]["plugins"]["retriever"], "bm25");
+  EXPECT_EQ(pipelines["pipelines"][0]["index"]["state"], "current");
+  EXPECT_GT(pipelines["pipelines"][0]["index"]["chunks"].get<int>(), 0);
+
+  // Search: what `rag search` prints, with the chunk ids /api/source takes.
+  const auto search = c.Get("/api/search?q=TCP%20port%20parsed&k=2");
+  ASSERT_EQ(search->status, 200) << search->body;
+  const json found = json::parse(search->body);
+  const json cli = json::parse(rag("search 'TCP port parsed' -k 2 --pipeline pipeline.yaml").out);
+  ASSERT_EQ(found["retrieved_chunks"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (const char* field : {"file_path", "first_character_index", "last_character_index", "first_line", "last_line",
+                              "text", "score", "chunk_id"})
+      EXPECT_EQ(found["retrieved_chunks"][i][field], cli["retrieved_chunks"][i][field]) << field;
+  EXPECT_EQ(found["pipeline"], "pipeline");
+  EXPECT_THAT(found["generation"].get<std::string>(), StartsWith("gen-"));
+
+  // Answer, as JSON and with chat messages.
+  const auto answered = c.Post("/api/answer", R"({"question": "How is the TCP port number parsed?", "k": 3,
+                                                  "max_message_chars": 200})", "application/json");
+  ASSERT_EQ(answered->status, 200) << answered->body;
+  const json answer = json::parse(answered->body);
+  EXPECT_FALSE(answer["answer"].get<std::string>().empty());
+  EXPECT_EQ(answer["sources"][0]["file_path"], "repo/pkg/server.py");
+  for (const auto& message : answer["messages"]) EXPECT_LE(message["text"].get<std::string>().size(), 200u);
+  EXPECT_TRUE(answer["timings"].contains("generation_ms"));
+
+  // The same as Server-Sent Events: sources first, then the answer in pieces, then done.
+  httplib::Headers sse = {{"Accept", "text/event-stream"}};
+  const auto streamed = c.Post("/api/answer", sse, R"({"question": "How is the TCP port number parsed?", "k": 3})",
+                               "application/json");
+  ASSERT_EQ(streamed->status, 200);
+  EXPECT_EQ(streamed->get_header_value("Content-Type"), "text/event-stream");
+  const auto events = events_of(streamed->body);
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front().first, "sources");
+  EXPECT_EQ(events.front().second["sources"], [&] {
+    json sources = answer["sources"];
+    for (auto& s : sources) s.erase("cited");
+    return sources;
+  }());
+  std::string pieces;
+  for (std::size_t i = 1; i + 1 < events.size(); ++i) {
+    EXPECT_EQ(events[i].first, "delta");
+    pieces += events[i].second["text"].get<std::string>();
+  }
+  EXPECT_EQ(events.back().first, "done");
+  EXPECT_EQ(events.back().second["answer"], answer["answer"]);
+  EXPECT_EQ(pieces, answer["answer"]);
+
+  // Source: by chunk id and by file and span, lines around it.
+  const int chunk = found["retrieved_chunks"][0]["chunk_id"];
+  const json by_chunk = json::parse(c.Get("/api/source?chunk=" + std::to_string(chunk) + "&context=1")->body);
+  EXPECT_EQ(by_chunk["file_path"], found["retrieved_chunks"][0]["file_path"]);
+  EXPECT_EQ(by_chunk["span"]["first_line"], found["retrieved_chunks"][0]["first_line"]);
+  EXPECT_EQ(by_chunk["changed"], false);
+  const int first_line = by_chunk["span"]["first_line"];
+  EXPECT_EQ(by_chunk["lines"][0]["number"], std::max(1, first_line - 1));
+  const json by_path = json::parse(c.Get("/api/source?path=repo/pkg/server.py&first=0&last=10&context=0")->body);
+  EXPECT_EQ(by_path["lines"].size(), 1u);
+  EXPECT_EQ(by_path["lines"][0]["number"], 1);
+
+  // Metrics, after all of that.
+  const std::string metrics = c.Get("/metrics")->body;
+  EXPECT_THAT(metrics, HasSubstr("rag_requests_total{route=\"/api/search\",status=\"200\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("rag_stage_seconds_bucket{stage=\"generate\",le=\"+Inf\"} 2"));
+  EXPECT_THAT(metrics, HasSubstr("rag_requests_in_flight 1"));  // this request
+
+  // The log: one JSON line per request, without the question.
+  const std::string log = server.log();
+  EXPECT_THAT(log, HasSubstr("\"route\":\"/api/answer\",\"status\":200"));
+  EXPECT_THAT(log, Not(HasSubstr("TCP port number parsed")));
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait(), 0);
+}
+
+TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  auto c = client(server);
+  const auto expect = [&](const httplib::Result& r, int status, const std::string& words) {
+    ASSERT_TRUE(r) << words;
+    EXPECT_EQ(r->status, status) << r->body;
+    const json body = json::parse(r->body, nullptr, false);
+    ASSERT_TRUE(body.is_object()) << r->body;
+    EXPECT_THAT(body["error"].get<std::string>(), HasSubstr(words));
+  };
+  expect(c.Get("/api/search"), 400, "q is missing or empty");
+  expect(c.Get("/api/search?q=port&k=0"), 400, "k must be between 1 and 100");
+  expect(c.Get("/api/search?q=port&k=ten"), 400, "k must be a whole number");
+  expect(c.Get("/api/search?q=" + std::string(5000, 'a')), 400, "the limit is 4096");
+  expect(c.Get("/api/search?q=port&pipeline=nope"), 404, "no pipeline named 'nope'");
+  expect(c.Post("/api/answer", "{not json", "application/json"), 400, "must be a JSON object");
+  expect(c.Post("/api/answer", R"({"k": 3})", "application/json"), 400, "question is missing");
+  expect(c.Post("/api/answer", R"({"question": 5})", "application/json"), 400, "question must be a string");
+  expect(c.Post("/api/answer", R"({"question": "port", "max_message_chars": 10})", "application/json"), 400,
+         "max_message_chars must be between");
+  expect(c.Post("/api/answer", std::string(70 * 1024, ' '), "application/json"), 413, "larger than the limit");
+  expect(c.Post("/api/search", "", "text/plain"), 405, "/api/search takes GET, not POST");
+  expect(c.Get("/api/nothing"), 404, "no route /api/nothing");
+  expect(c.Get("/api/source?chunk=999999"), 404, "no chunk 999999");
+  expect(c.Get("/api/source?path=repo/pkg/server.py&first=10&last=5"), 400, "first before last");
+  // A body sent chunked or compressed is refused before it is read.
+  // The connection closes after a refusal, so that an unread body is never taken for a request.
+  const auto start = std::chrono::steady_clock::now();
+  const std::string chunked = raw_exchange(server.port(),
+      "POST /api/answer HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(status_of(chunked), 411) << chunked;
+  EXPECT_EQ(chunked.find("HTTP/1.1", 1), std::string::npos) << "the body was read as a request: " << chunked;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  const std::string gzipped = raw_exchange(server.port(),
+      "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nabcd");
+  EXPECT_EQ(status_of(gzipped), 415) << gzipped;
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "NONSENSE\r\n\r\n", std::chrono::milliseconds(500))), 400);
+  EXPECT_THAT(server.log(), Not(HasSubstr("terminate")));
+}
+
+// Only files of the index, at the paths it names, inside its corpus: nothing else is served.
+TEST_F(ServeTest, SourceServesNothingOutsideTheIndex) {
+  testing::TempDir outside;
+  outside.write("secret.txt", "the secret\n");
+  std::filesystem::create_symlink(outside / "secret.txt", dir_ / "repo/link.txt");
+  index();  // the link is a file of the corpus: indexed, but its target is not the corpus's
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  auto c = client(server);
+  for (const std::string& path : std::vector<std::string>{"../pipeline.yaml", "/etc/passwd", "repo/../pipeline.yaml", "repo%2F..%2Fpipeline.yaml", "repo/./pkg/server.py",
+        (dir_ / "repo/pkg/server.py").string(), "repo/link.txt", "repo/pkg/server.py%00.md"}) {
+    const auto r = c.Get("/api/source?path=" + path + "&first=0&last=5");
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 404) << path << ": " << r->body;
+    EXPECT_THAT(r->body, Not(HasSubstr("secret")));
+  }
+}
+
+TEST_F(ServeTest, TheTokenGuardsEveryRouteButHealth) {
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml --token-env RAG_TEST_TOKEN", "RAG_TEST_TOKEN=s3cret");
+  auto c = client(server);
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  EXPECT_EQ(c.Get("/")->status, 200);  // the page holds no data; it asks for the token
+  EXPECT_EQ(c.Get("/api/search?q=port")->status, 401);
+  EXPECT_EQ(c.Get("/metrics")->status, 401);
+  EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer wrong"}})->status, 401);
+  EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer s3cret"}})->status, 200);
+  EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer s3cret2"}})->status, 401);
+  EXPECT_THAT(server.log(), Not(HasSubstr("s3cret")));
+  const testing::Outcome unset = rag("serve --pipeline pipeline.yaml --token-env RAG_TEST_UNSET_TOKEN");
+  EXPECT_EQ(unset.status, 1);
+  EXPECT_THAT(unset.err, HasSubstr("RAG_TEST_UNSET_TOKEN (--token-env) is not set"));
+}
+
+// Idle connections time out; past the workers and the waiting room, requests get 503 at once.
+TEST_F(ServeTest, SlowClientsAndOverloadDoNotHoldTheServer) {
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml --threads 2");
+  std::vector<std::thread> idle;
+  for (int i = 0; i < 3; ++i)  // more idle connections than workers: they send half a request
+    idle.emplace_back([&] { raw_exchange(server.port(), "GET /healthz HTTP/1.1\r\n", std::chrono::seconds(6)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto start = std::chrono::steady_clock::now();
+  auto c = client(server);
+  const auto r = c.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(7)) << "read timeouts free the workers";
+  for (auto& t : idle) t.join();
+}
+
+// A stand-in LLM server that streams an answer slowly, and notes whether its client left early.
+class SlowModel {
+ public:
+  SlowModel()
+      : server_("/api/chat", [this](const httplib::Request&, httplib::Response& response) {
+          response.set_chunked_content_provider("application/x-ndjson", [this](std::size_t, httplib::DataSink& sink) {
+            for (int i = 0; i < 40; ++i) {
+              const std::string line = json{{"message", {{"role", "assistant"}, {"content", "word "}}}, {"done", false}}.dump() + "\n";
+              if (!sink.write(line.data(), line.size())) {
+                cancelled_ = true;
+                return false;
+              }
+              std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+            const std::string last = json{{"message", {{"role", "assistant"}, {"content", "[1]"}}}, {"done", true}}.dump() + "\n";
+            sink.write(last.data(), last.size());
+            sink.done();
+            return true;
+          });
+        }) {}
+  std::string pipeline() const {
+    return std::string(testing::kFixturePipeline) + "generator: {plugin: ollama, options: {base_url: '" + server_.url() +
+           "', stream: true, timeout: 20}}\n";
+  }
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+  testing::ChatServer server_;
+};
+
+TEST_F(ServeTest, AClientThatGoesAwayStopsTheAnswerAndTheModel) {
+  SlowModel model;
+  dir_.write("slow.yaml", model.pipeline());
+  ServeProcess server(dir_.path(), "--pipeline slow.yaml");
+  // Reads the sources and two pieces, then hangs up.
+  const std::string body = R"({"question": "How is the port parsed?"})";
+  std::string seen = read_then_hang_up(server.port(),
+                                       "POST /api/answer HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+                                       "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                                           "\r\n\r\n" + body,
+                                       "event: delta", 2);
+  EXPECT_THAT(seen, HasSubstr("event: sources"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!model.cancelled() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(model.cancelled()) << "the request to the model server goes on after the client left";
+  EXPECT_THAT(server.log(), HasSubstr("the client went away"));
+}
+
+TEST_F(ServeTest, StopFinishesRequestsInFlightAndExitsZero) {
+  SlowModel model;
+  dir_.write("slow.yaml", model.pipeline());
+  ServeProcess server(dir_.path(), "--pipeline slow.yaml");
+  std::string body;
+  std::thread asking([&] {
+    httplib::Client c(server.host(), server.port());
+    c.set_read_timeout(std::chrono::seconds(20));
+    const auto r = c.Post("/api/answer", {{"Accept", "text/event-stream"}}, R"({"question": "How is the port parsed?"})",
+                          "application/json");
+    if (r) body = r->body;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the answer is streaming
+  server.signal(SIGTERM);
+  asking.join();
+  EXPECT_EQ(server.wait(), 0);
+  EXPECT_THAT(body, HasSubstr("event: done")) << "the answer in flight finished";
+  EXPECT_FALSE(model.cancelled());
+  // Once stopped, nothing listens.
+  httplib::Client late(server.host(), server.port());
+  EXPECT_FALSE(late.Get("/healthz"));
+}
+
+TEST_F(ServeTest, TooManyRequestsAtOnceGet503) {
+  SlowModel model;
+  dir_.write("slow.yaml", model.pipeline());
+  ServeProcess server(dir_.path(), "--pipeline slow.yaml --threads 4 --max-in-flight 1");
+  std::thread asking([&] {
+    httplib::Client c(server.host(), server.port());
+    c.set_read_timeout(std::chrono::seconds(20));
+    c.Post("/api/answer", {{"Accept", "text/event-stream"}}, R"({"question": "How is the port parsed?"})", "application/json");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto c = client(server);
+  const auto r = c.Get("/api/search?q=port");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->get_header_value("Retry-After"), "1");
+  asking.join();
+  EXPECT_EQ(c.Get("/api/search?q=port")->status, 200);
+}
+
+// `rag index` under load: the server moves to each new generation without a failed request.
+TEST_F(ServeTest, RebuildsUnderConcurrentClientsFailNoRequest) {
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  std::atomic<bool> stop{false};
+  std::atomic<int> requests{0}, failures{0};
+  std::mutex mutex;
+  std::set<std::string> generations;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 4; ++i)
+    clients.emplace_back([&, i] {
+      httplib::Client c(server.host(), server.port());
+      while (!stop) {
+        const auto r = i % 2 ? c.Get("/api/search?q=port&k=3")
+                             : c.Post("/api/answer", R"({"question": "How is the port parsed?", "k": 3})", "application/json");
+        ++requests;
+        if (!r || r->status != 200) {
+          ++failures;
+          continue;
+        }
+        const std::lock_guard lock(mutex);
+        generations.insert(json::parse(r->body)["generation"].get<std::string>());
+      }
+    });
+  for (int rebuild = 0; rebuild < 3; ++rebuild) {
+    dir_.write("repo/docs/extra.md", "# Extra " + std::to_string(rebuild) + "\n\nThe port is parsed by parse_port.\n");
+    EXPECT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  }
+  stop = true;
+  for (auto& t : clients) t.join();
+  EXPECT_GT(requests, 50);
+  EXPECT_EQ(failures, 0);
+  EXPECT_GE(generations.size(), 3u) << "the server moved to the new generations";
+  EXPECT_THAT(httplib::Client(server.host(), server.port()).Get("/metrics")->body,
+              HasSubstr("rag_index_generation_switches_total{pipeline=\"pipeline\"}"));
+}
+
+TEST_F(ServeTest, BadStartsAreOneErrorLine) {
+  expect_error("serve --pipeline pipeline.yaml --port 70000", "--port must be between 0 and 65535");
+  expect_error("serve --pipeline pipeline.yaml --threads 1", "--threads must be between 2 and 1024");
+  expect_error("serve --pipeline pipeline.yaml --pipeline pipeline.yaml", "are both named 'pipeline'");
+  write_variant("unindexed.yaml", "index: index", "index: none-yet");
+  expect_error("serve --pipeline unindexed.yaml", "no index at none-yet");
+  ServeProcess first(dir_.path(), "--pipeline pipeline.yaml");
+  expect_error("serve --pipeline pipeline.yaml --port " + std::to_string(first.port()), "cannot listen on 127.0.0.1:");
+}
+
+}  // namespace
+}  // namespace rag
