@@ -196,7 +196,8 @@ void RequestLog::note(const std::string& text) { write(json{{"time", utc_now()},
 
 HttpApi::HttpApi(httplib::Server& server, Service& service, Metrics& metrics, RequestLog& log, HttpLimits limits,
                  std::string token, std::string cors_origin)
-    : service_(service),
+    : server_(server),
+      service_(service),
       metrics_(metrics),
       log_(log),
       limits_(limits),
@@ -209,15 +210,16 @@ HttpApi::HttpApi(httplib::Server& server, Service& service, Metrics& metrics, Re
   server.set_tcp_nodelay(true);
   // SO_REUSEADDR alone: httplib's default also sets SO_REUSEPORT, which lets a second server take
   // the same port silently.
-  server.set_socket_options([](socket_t socket) {
+  server.set_socket_options([this](socket_t socket) {
     const int yes = 1;
     ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_socket_ = socket;
   });
   // A slow or idle client cannot hold a worker for long; a short keep-alive also bounds stop().
   server.set_read_timeout(std::chrono::seconds(5));
   server.set_write_timeout(std::chrono::seconds(5));
   server.set_keep_alive_timeout(2);
-  server.set_keep_alive_max_count(1000);
+  server.set_keep_alive_max_count(100);
   server.set_payload_max_length(limits_.max_body_bytes);
   server.set_pre_routing_handler([this](const httplib::Request& rq, httplib::Response& rs) { return before(rq, rs); });
   server.set_logger([this](const httplib::Request& rq, const httplib::Response& rs) { after(rq, rs); });
@@ -251,6 +253,14 @@ HttpApi::HttpApi(httplib::Server& server, Service& service, Metrics& metrics, Re
   };
   server.set_error_handler(error_body);
   route(server);
+}
+
+int HttpApi::bind(const std::string& host, int port) {
+  const int bound = port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
+  // httplib listens with a backlog of 5: a burst of connections overflows it, and the kernel
+  // makes the rest retry a second later. A listening socket takes a new backlog.
+  if (bound >= 0) ::listen(listen_socket_, SOMAXCONN);
+  return bound;
 }
 
 httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request, httplib::Response& response) {

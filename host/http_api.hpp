@@ -20,7 +20,7 @@ namespace rag::cli {
 
 struct HttpLimits {
   std::size_t threads = 16;          ///< workers; each serves one connection at a time
-  std::size_t max_in_flight = 14;    ///< requests handled at once; more get 503
+  std::size_t max_in_flight = 16;    ///< requests handled at once; more get 503
   std::size_t max_waiting = 64;      ///< connections waiting for a worker; more get 503 at once
   std::size_t max_body_bytes = 64 * 1024;
   std::chrono::seconds request_timeout{120};
@@ -50,18 +50,23 @@ class HttpApi {
   HttpApi(httplib::Server& server, Service& service, Metrics& metrics, RequestLog& log, HttpLimits limits,
           std::string token, std::string cors_origin);
 
+  /// Listens on `host`:`port` (0: a free port). Returns the port, or -1 when it cannot.
+  int bind(const std::string& host, int port);
+
  private:
   void route(httplib::Server& server);
   httplib::Server::HandlerResponse before(const httplib::Request& request, httplib::Response& response);
   void after(const httplib::Request& request, const httplib::Response& response);
   void answer(const httplib::Request& request, httplib::Response& response);
 
+  httplib::Server& server_;
   Service& service_;
   Metrics& metrics_;
   RequestLog& log_;
   HttpLimits limits_;
   std::string token_;
   std::string cors_origin_;
+  int listen_socket_ = -1;
 };
 
 }  // namespace rag::cli

@@ -40,7 +40,7 @@ int serve(const cli::Invocation& inv) {
       ("host", cli::po::value<std::string>()->default_value("127.0.0.1"), "address to listen on")
       ("port", cli::po::value<long long>()->default_value(8080), "port (0: a free one)")
       ("threads", cli::po::value<long long>()->default_value(16), "worker threads (2-1024)")
-      ("max-in-flight", cli::po::value<long long>(), "requests handled at once, more get 503 (default: threads - 2)")
+      ("max-in-flight", cli::po::value<long long>(), "requests handled at once, more get 503 (default: threads; lower keeps workers free for cheap requests)")
       ("token-env", cli::po::value<std::string>(), "environment variable holding the bearer token every route but /healthz needs")
       ("log", cli::po::value<std::string>(), "append the JSON log lines to this file (default: stderr)")
       ("request-timeout", cli::po::value<long long>()->default_value(120), "seconds a streamed answer may take (1-86400)")
@@ -52,7 +52,7 @@ int serve(const cli::Invocation& inv) {
   const std::string host = (*vm)["host"].as<std::string>();
   const auto port = static_cast<int>(bounded(*vm, "port", 0, 65535));
   limits.threads = static_cast<std::size_t>(bounded(*vm, "threads", 2, 1024));
-  limits.max_in_flight = limits.threads - 2 > 0 ? limits.threads - 2 : 1;
+  limits.max_in_flight = limits.threads;
   if (vm->count("max-in-flight"))
     limits.max_in_flight = static_cast<std::size_t>(bounded(*vm, "max-in-flight", 1, static_cast<long long>(limits.threads)));
   limits.max_waiting = 4 * limits.threads;
@@ -85,9 +85,8 @@ int serve(const cli::Invocation& inv) {
   Metrics metrics;
   Service service(std::move(pipelines), RequestLimits{}, metrics, [&log](const std::string& note) { log.note(note); });
   httplib::Server server;
-  const cli::HttpApi api(server, service, metrics, log, limits, token,
-                         vm->count("cors") ? (*vm)["cors"].as<std::string>() : "");
-  const int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+  cli::HttpApi api(server, service, metrics, log, limits, token, vm->count("cors") ? (*vm)["cors"].as<std::string>() : "");
+  const int bound = api.bind(host, port);
   if (bound < 0)
     throw Error("cannot listen on " + host + ":" + std::to_string(port) +
                 " (the port is taken, or the address is not this machine's); choose another --port, or --port 0");
