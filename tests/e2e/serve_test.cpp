@@ -410,6 +410,31 @@ TEST_F(ServeTest, RebuildsUnderConcurrentClientsFailNoRequest) {
               HasSubstr("rag_index_generation_switches_total{pipeline=\"pipeline\"}"));
 }
 
+TEST_F(ServeTest, AStreamedAnswerStopsAtTheRequestTimeout) {
+  SlowModel model;
+  dir_.write("slow.yaml", model.pipeline());
+  ServeProcess server(dir_.path(), "--pipeline slow.yaml --request-timeout 1");
+  auto c = client(server);
+  const auto r = c.Post("/api/answer", {{"Accept", "text/event-stream"}}, R"({"question": "How is the port parsed?"})",
+                        "application/json");
+  ASSERT_TRUE(r);
+  const auto events = events_of(r->body);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().first, "error");
+  EXPECT_THAT(events.back().second["error"].get<std::string>(), HasSubstr("--request-timeout"));
+}
+
+TEST_F(ServeTest, CorsOnlyWhenAskedAndAWarningOffLoopbackWithoutAToken) {
+  {
+    ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+    EXPECT_FALSE(client(server).Get("/healthz")->has_header("Access-Control-Allow-Origin"));
+  }
+  ServeProcess open(dir_.path(), "--pipeline pipeline.yaml --host 0.0.0.0 --cors https://example.org");
+  httplib::Client c("127.0.0.1", open.port());
+  EXPECT_EQ(c.Get("/healthz")->get_header_value("Access-Control-Allow-Origin"), "https://example.org");
+  EXPECT_THAT(open.log(), HasSubstr("without a token: anyone who reaches this address can use the server"));
+}
+
 TEST_F(ServeTest, BadStartsAreOneErrorLine) {
   expect_error("serve --pipeline pipeline.yaml --port 70000", "--port must be between 0 and 65535");
   expect_error("serve --pipeline pipeline.yaml --threads 1", "--threads must be between 2 and 1024");
