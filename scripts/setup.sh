@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-time set-up on Debian 12, then the main job: installs the Debian packages, fetches the
-# tree-sitter grammars (python, cpp) from npm, unpacks the vLLM corpus, builds in release mode,
+# tree-sitter grammars (python, cpp) and the page test's browser driver from npm, unpacks the vLLM corpus, builds in release mode,
 # indexes the corpus with the default pipeline and runs one search.
 #   scripts/setup.sh            everything, ending with the main job
 #   scripts/setup.sh --no-run   everything but the main job (what the tests need)
@@ -16,22 +16,25 @@ say() { printf '==> %s\n' "$*" >&2; }
 packages=(build-essential cmake ninja-build pkg-config git openssl ca-certificates
   libboost-dev libboost-program-options-dev libyaml-cpp-dev libtree-sitter-dev libmd4c-dev
   libstemmer-dev nlohmann-json3-dev libcpp-httplib-dev libtbb-dev libgtest-dev libgmock-dev
-  libbenchmark-dev zlib1g-dev libicu-dev libxxhash-dev)
+  libbenchmark-dev zlib1g-dev libicu-dev libxxhash-dev
+  chromium)  # chromium: the page's browser test
 source scripts/debian.sh
 command -v npm >/dev/null || packages+=(npm)  # keep a Node.js the machine already has
 ensure_debian_packages "${packages[@]}"
 
-# --- tree-sitter grammars (C sources from npm; never committed) ----------------------------
-# fetch_grammar NAME VERSION SHA512: the npm package NAME@VERSION, checked against its pinned
-# sha512 (the registry's dist.integrity), unpacked into .deps/NAME: src/, LICENSE and VERSION.
-# Debian's tree-sitter runtime (0.20.7) reads grammars of ABI 13 and 14 only: a newer version
+# --- npm packages: the tree-sitter grammars' C sources, the page test's browser driver ---------
+# fetch_npm_package NAME VERSION SHA512 [MEMBER...]: the npm package NAME@VERSION, checked against
+# its pinned sha512 (the registry's dist.integrity), unpacked into .deps/NAME (only MEMBERs of it
+# when given) with a VERSION file. Never committed; no install script of the package is run.
+# Debian's tree-sitter runtime (0.20.7) reads grammars of ABI 13 and 14 only: a newer grammar
 # must keep `#define LANGUAGE_VERSION 14` in its src/parser.c.
 npm_tmp=$(mktemp -d)
 trap 'rm -rf "$npm_tmp"' EXIT
-fetch_grammar() {
+fetch_npm_package() {
   local name=$1 version=$2 sha512=$3
+  shift 3
   local dir=.deps/$name
-  [[ -f "$dir/src/parser.c" && "$(cat "$dir/VERSION" 2>/dev/null)" == "$version" ]] && return 0
+  [[ "$(cat "$dir/VERSION" 2>/dev/null)" == "$version" ]] && return 0
   say "fetching $name@$version from npm"
   (cd "$npm_tmp" && npm pack --silent "$name@$version" >/dev/null)
   local tarball="$npm_tmp/$name-$version.tgz" actual
@@ -40,14 +43,20 @@ fetch_grammar() {
     echo "error: $name-$version.tgz failed its integrity check (sha512 $actual)" >&2
     exit 1
   fi
+  local members=("${@/#/package/}")
+  ((${#members[@]})) || members=(package)
   rm -rf "$dir" && mkdir -p "$dir"
-  tar xzf "$tarball" -C "$dir" --strip-components=1 package/src package/LICENSE
+  tar xzf "$tarball" -C "$dir" --strip-components=1 "${members[@]}"
   echo "$version" > "$dir/VERSION"
 }
-fetch_grammar tree-sitter-python 0.23.6 \
-  'yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A=='
-fetch_grammar tree-sitter-cpp 0.23.4 \
-  'qR5qUDyhZ5jJ6V8/umiBxokRbe89bCGmcq/dk94wI4kN86qfdV8k0GHIUEKaqWgcu42wKal5E97LKpLeVW8sKw=='
+fetch_npm_package tree-sitter-python 0.23.6 \
+  'yIM9z0oxKIxT7bAtPOhgoVl6gTXlmlIhue7liFT4oBPF/lha7Ha4dQBS82Av6hMMRZoVnFJI8M6mL+SwWoLD3A==' src LICENSE
+fetch_npm_package tree-sitter-cpp 0.23.4 \
+  'qR5qUDyhZ5jJ6V8/umiBxokRbe89bCGmcq/dk94wI4kN86qfdV8k0GHIUEKaqWgcu42wKal5E97LKpLeVW8sKw==' src LICENSE
+# Drives Debian's Chromium in the page's browser test (tests/browser/); it has no dependencies, and
+# 1.61 is the newest that runs on Debian 12's Node.js 18.
+fetch_npm_package playwright-core 1.61.0 \
+  'caX7TrY3Ml6egyDX0WUcTHDxodl/b51y5wJOdCEA36QviK/s2g081hvmGs8eaE3DWb6NYZQ6BjO/QkNRPenoPA=='
 
 # --- the corpus ----------------------------------------------------------------------------
 corpus=data/raw/vllm-0.10.1

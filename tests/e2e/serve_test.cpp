@@ -176,6 +176,17 @@ TEST_F(ServeTest, EveryRouteAnswersWithTheFieldsOfTheCommandLine) {
   const json by_path = json::parse(c.Get("/api/source?path=repo/pkg/server.py&first=0&last=10&context=0")->body);
   EXPECT_EQ(by_path["lines"].size(), 1u);
   EXPECT_EQ(by_path["lines"][0]["number"], 1);
+  // Each line says the code point it starts at (the guide has non-ASCII letters on line 3).
+  const json guide = json::parse(c.Get("/api/source?path=repo/docs/guide.md&first=0&last=5&context=50")->body);
+  std::size_t line_start = 0, code_points = 0, at = 0;
+  const std::string text = testing::read_all(dir_.path() / "repo/docs/guide.md");
+  for (const json& line : guide["lines"]) {
+    EXPECT_EQ(line["first_character_index"], line_start) << line;
+    while (at < text.size() && text[at] != '\n')
+      code_points += (static_cast<unsigned char>(text[at++]) & 0xC0) != 0x80;
+    line_start = code_points += 1, ++at;  // past the newline
+  }
+  EXPECT_GT(guide["lines"].size(), 5u);
 
   // Metrics, after all of that.
   const std::string metrics = c.Get("/metrics")->body;

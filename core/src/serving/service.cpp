@@ -307,7 +307,8 @@ json Service::source(std::string_view name, std::optional<long long> chunk, cons
     if (number >= from) {
       std::string_view line = all.substr(begin, end - begin);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      lines.push_back({{"number", number}, {"text", line}});
+      // Where the line starts, so that a reader can mark the span's own characters in it.
+      lines.push_back({{"number", number}, {"first_character_index", file.char_offset(begin)}, {"text", line}});
     }
     if (end == all.size()) break;
     begin = end + 1;
