@@ -1,12 +1,17 @@
 // libFuzzer target: the query analyzer on arbitrary bytes, and BM25 search with the result over
 // a small fixed index. Invariants: no exception; for UTF-8 input, terms are non-empty UTF-8 and
 // the same on a second analysis; hits are at most k, in range, finite and best first.
+#include <stdlib.h>
+
 #include <cmath>
+#include <filesystem>
 #include <memory>
+#include <stdexcept>
 
 #include "bm25_retriever.hpp"
 #include "fuzz_check.hpp"
 #include "rag/analyzer.hpp"
+#include "rag/chunk_vector.hpp"
 #include "rag/utf8.hpp"
 
 namespace {
@@ -34,13 +39,27 @@ const std::vector<rag::Chunk>& chunks() {
   return list;
 }
 
-// Built once: stemming and stopwords, feedback and file boosting all on, to reach their code.
+std::unique_ptr<rag::Bm25Retriever> make_retriever() {
+  YAML::Node node = YAML::Load("{feedback: {documents: 2, terms: 5}, file_weight: 0.3}");
+  rag::Options options(node, "fuzz");
+  return std::make_unique<rag::Bm25Retriever>(options);
+}
+
+// Built once into a scratch folder, as one segment: stemming and stopwords, feedback and file
+// boosting all on, to reach their code.
 const rag::Bm25Retriever& retriever() {
+  static const rag::ChunkVector source(chunks());
+  static const std::filesystem::path dir = [] {
+    char name[] = "/tmp/rag-query-fuzzer-XXXXXX";
+    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
+    make_retriever()->build(source, name);
+    return std::filesystem::path(name);
+  }();
+  static const std::vector<rag::Segment> segments = {{dir, &source, 0, {}}};
+  static const rag::SegmentList list(segments);
   static const std::unique_ptr<rag::Bm25Retriever> r = [] {
-    YAML::Node node = YAML::Load("{feedback: {documents: 2, terms: 5}, file_weight: 0.3}");
-    rag::Options options(node, "fuzz");
-    auto made = std::make_unique<rag::Bm25Retriever>(options);
-    made->build(chunks());
+    auto made = make_retriever();
+    made->open(list);
     return made;
   }();
   return *r;

@@ -29,10 +29,6 @@ using json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 using cli::milliseconds_since;
 
-void warn(const Index& index) {
-  for (const auto& w : index.warnings()) std::cerr << "warning: " << w << "\n";
-}
-
 // The answer for people: its text (unless it was already shown as it streamed), then its
 // numbered references, the ones it does not cite set back.
 std::string answer_text(const std::string& text, bool streamed, const GenerationRequest& request,
@@ -80,8 +76,7 @@ int answer(const cli::Invocation& inv) {
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
   const Index index(loaded.stages);
-  warn(index);
-  const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
+  const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base);
 
   // A streaming generator's answer is shown as it is written: as the text output itself, or on
   // stderr beside JSON when that is a terminal.
@@ -101,6 +96,9 @@ int answer(const cli::Invocation& inv) {
     throw;
   }
   if (shown && format == cli::Format::json) std::cerr << "\n";
+  std::vector<std::string> files;
+  for (const Evidence& e : answered.request.evidence) files.push_back(e.file_path);
+  cli::warn_changed(index, pipeline, files);
   if (format == cli::Format::text) {
     std::cout << answer_text(answered.answer, shown, answered.request,
                              cited_evidence(answered.answer, answered.request.evidence))
@@ -143,8 +141,7 @@ int answer_dataset(const cli::Invocation& inv) {
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
   const Index index(loaded.stages);
-  warn(index);
-  const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
+  const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base);
 
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
   json document;

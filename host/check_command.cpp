@@ -65,7 +65,7 @@ int check(const cli::Invocation& inv) {
   const cli::Format format = cli::read_format(*vm);
   const cli::LoadedPipeline loaded(*vm);
   const Pipeline& p = loaded.pipeline;
-  const IndexState state = inspect_index(p);
+  const IndexState state = inspect_index(p, /*verify=*/true);  // every index file read whole: damage is found
 
   if (format == cli::Format::json) {
     json stages = json::array();
@@ -78,8 +78,11 @@ int check(const cli::Invocation& inv) {
     }
     json index = {{"path", p.index_dir.string()}, {"state", state_name(state.kind)}};
     if (!state.why.empty()) index["why"] = state.why;
+    if (state.damaged) index["damaged"] = true;
     if (state.kind != IndexState::Kind::missing && state.manifest.is_object())
-      index.update({{"chunks", state.manifest.value("chunks", 0)}, {"built_at", state.manifest.value("built_at", "")}});
+      index.update({{"chunks", state.manifest.value("chunks", 0)},
+                    {"segments", state.manifest.value("segments", json::array()).size()},
+                    {"built_at", state.manifest.value("built_at", "")}});
     const json out = {{"pipeline", {{"name", p.name}, {"description", p.description}, {"file", p.file.string()},
                                     {"base", p.base.string()}, {"overrides", p.overrides}}},
                       {"corpus", {{"root", p.corpus_root}, {"folder", p.corpus_dir.string()},
@@ -107,12 +110,15 @@ int check(const cli::Invocation& inv) {
   }
   std::cout << "  index        " << display_path(p.index_dir) << ": " << state_name(state.kind);
   if (state.kind == IndexState::Kind::current)
-    std::cout << " (" << state.manifest.value("chunks", 0) << " chunks, built " << state.manifest.value("built_at", "?")
-              << ")\n";
+    std::cout << " (" << state.manifest.value("chunks", 0) << " chunks in "
+              << state.manifest.value("segments", json::array()).size() << " segments, built "
+              << state.manifest.value("built_at", "?") << ")\n";
   else if (state.kind == IndexState::Kind::missing)
     std::cout << " (`" << p.command("index") << "` builds it)\n";
+  else if (state.damaged)
+    std::cout << ": " << state.why << " (`" << p.command("index") << " --full` rebuilds it)\n";
   else
-    std::cout << ": " << state.why << " (`" << p.command("index") << "` rebuilds it)\n";
+    std::cout << ": " << state.why << " (`" << p.command("index") << "` brings it up to date)\n";
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "rag/error.hpp"
@@ -100,6 +101,19 @@ Format read_format(const po::variables_map& vm) {
   if (format == "text") return Format::text;
   if (format == "json") return Format::json;
   throw Error("--format must be text or json, got '" + format + "'");
+}
+
+void warn_changed(const Index& index, const Pipeline& pipeline, const std::vector<std::string>& files) {
+  std::vector<std::string> changed;
+  for (const std::string& f : files)
+    if (std::find(changed.begin(), changed.end(), f) == changed.end() && index.changed_since_indexing(f)) changed.push_back(f);
+  if (changed.empty()) return;
+  std::string names;
+  for (std::size_t i = 0; i < changed.size() && i < 3; ++i) names += (i ? ", " : "") + changed[i];
+  if (changed.size() > 3) names += ", ...";
+  std::cerr << "warning: " << changed.size() << (changed.size() == 1 ? " file" : " files")
+            << " of these results changed since indexing or " << (changed.size() == 1 ? "is" : "are") << " gone ("
+            << names << "); results may point at old text (run `" << pipeline.command("index") << "`)\n";
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "rag/index.hpp"
 #include "rag/pipeline.hpp"
 #include "rag/plugin_registry.hpp"
 #include "rag/stages.hpp"
@@ -66,6 +67,10 @@ enum class Format { text, json };
 void add_format_option(po::options_description& options);
 /// The --format given, or the default for where stdout goes.
 Format read_format(const po::variables_map& vm);
+
+/// A warning on stderr when some of `files` (those of results shown) changed since they were
+/// indexed, naming them and the command that updates the index.
+void warn_changed(const Index& index, const Pipeline& pipeline, const std::vector<std::string>& files);
 
 /// Milliseconds elapsed since `start`.
 double milliseconds_since(std::chrono::steady_clock::time_point start);

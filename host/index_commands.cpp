@@ -19,16 +19,29 @@ namespace rag::commands {
 int index(const cli::Invocation& inv) {
   cli::po::options_description options("index options");
   cli::add_pipeline_options(options);
-  options.add_options()("verbose,v", "list every file passed over");
-  const auto vm = cli::parse(inv, "[--pipeline NAME|FILE] [--set KEY=VALUE ...] [--max_chunk_size N] [-v]", options);
+  options.add_options()("verbose,v", "list every file passed over")("full", "rebuild from scratch instead of updating");
+  const auto vm = cli::parse(inv, "[--pipeline NAME|FILE] [--set KEY=VALUE ...] [--max_chunk_size N] [--full] [-v]", options);
   if (!vm) return 0;
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
-  const IndexReport report = build_index(loaded.stages);
+  const IndexReport report = build_index(loaded.stages, {vm->count("full") > 0});
   if (vm->count("verbose"))
     for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
-  std::cerr << "indexed " << report.files << " files into " << report.chunks << " chunks in " << report.seconds
-            << " s -> " << display_path(pipeline.index_dir);
+  const auto plural = [](std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  const std::string holds = plural(report.files, "file") + ", " + plural(report.chunks, "chunk") + " in " +
+                            plural(report.segments, "segment");
+  if (!report.committed) {
+    std::cerr << display_path(pipeline.index_dir) << " is up to date (" << holds << ")";
+  } else if (report.full) {
+    if (report.why_full != "no index yet" && report.why_full.rfind("asked for", 0) != 0)
+      std::cerr << "note: building from scratch: " << report.why_full << "\n";
+    std::cerr << "indexed " << report.files << " files into " << report.chunks << " chunks in " << report.seconds
+              << " s -> " << display_path(pipeline.index_dir);
+  } else {
+    std::cerr << "updated " << display_path(pipeline.index_dir) << " in " << report.seconds << " s: " << report.changed
+              << " changed, " << report.added << " added, " << report.removed << " removed"
+              << (report.merged ? ", " + plural(report.merged, "segment") + " merged" : "") << " -> " << holds;
+  }
   if (report.skipped) std::cerr << " (" << report.skipped << " files passed over" << (vm->count("verbose") ? "" : "; -v lists them") << ")";
   std::cerr << "\n";
   return 0;
@@ -36,10 +49,11 @@ int index(const cli::Invocation& inv) {
 
 namespace {
 
-void export_chunks(ChunkList chunks, const std::string& file) {
+void export_chunks(const ChunkSource& chunks, const std::string& file) {
   std::string lines;
-  for (std::size_t id = 0; id < chunks.size(); ++id) {
-    const Chunk& c = chunks[id];
+  std::size_t count = 0;
+  chunks.for_each([&](std::uint32_t id, const ChunkView& c) {
+    ++count;
     lines += nlohmann::ordered_json{{"id", id},
                                     {"file_path", c.file_path},
                                     {"kind", c.kind},
@@ -49,13 +63,13 @@ void export_chunks(ChunkList chunks, const std::string& file) {
                                     {"text", c.text}}
                  .dump() +
              "\n";
-  }
+  });
   write_file_atomically(file, lines);
-  std::cerr << "wrote " << chunks.size() << " chunks to " << file << "\n";
+  std::cerr << "wrote " << count << " chunks to " << file << "\n";
 }
 
 // What the chunking allows at best on one answered dataset, and the spans it cannot reach.
-std::string reach_report(ChunkList chunks, const std::string& dataset_file, const std::vector<Question>& dataset,
+std::string reach_report(const ChunkSource& chunks, const std::string& dataset_file, const std::vector<Question>& dataset,
                          std::size_t show) {
   const Reachability r = reachability(dataset, chunks);
   std::vector<const Reachability::Span*> missed;
@@ -106,8 +120,8 @@ int chunks(const cli::Invocation& inv) {
   const Index index(loaded.stages);
   // Everything that can fail comes before the first line on stdout.
   std::string report;
-  for (std::size_t i = 0; i < datasets.size(); ++i) report += reach_report(index.chunks(), dataset_files[i], datasets[i], show);
-  if (vm->count("export")) export_chunks(index.chunks(), (*vm)["export"].as<std::string>());
+  for (std::size_t i = 0; i < datasets.size(); ++i) report += reach_report(index, dataset_files[i], datasets[i], show);
+  if (vm->count("export")) export_chunks(index, (*vm)["export"].as<std::string>());
   std::cout << report;
   return 0;
 }

@@ -45,11 +45,10 @@ SourceSpan parse_truth(const std::string& text) {
 // A --truth file that no chunk comes from scores 0 whatever the ranking: say so, and which
 // indexed file it may mean.
 void check_truth_files(const std::vector<SourceSpan>& truths, const Index& index) {
-  if (truths.empty()) return;
-  std::set<std::string_view> files;
-  for (const Chunk& c : index.chunks()) files.insert(c.file_path);
   for (const SourceSpan& t : truths) {
-    if (files.count(t.file_path)) continue;
+    if (const auto file = index.file(t.file_path); file && file->chunk_count > 0) continue;
+    std::set<std::string_view> files;
+    index.for_each([&](std::uint32_t, const ChunkView& c) { files.insert(c.file_path); });
     std::string hint;
     for (const std::string_view f : files)
       if (f.size() > t.file_path.size() && f.substr(f.size() - t.file_path.size()) == t.file_path &&
@@ -58,10 +57,6 @@ void check_truth_files(const std::vector<SourceSpan>& truths, const Index& index
     std::cerr << "warning: --truth names " << t.file_path << ", which matches no file of the index (files are named "
               << "as results name them)" << hint << "\n";
   }
-}
-
-void warn(const Index& index) {
-  for (const auto& w : index.warnings()) std::cerr << "warning: " << w << "\n";
 }
 
 // One query's results, as JSON, with recall@5 against the --truth spans when there are some.
@@ -83,8 +78,8 @@ std::string results_text(const Index& index, const std::string& query, const std
   const cli::Highlighter highlighter(query, style);
   std::ostringstream out;
   for (const Hit& h : hits) {
-    const Chunk& c = index.chunks()[h.chunk];
-    out << style.strong(cli::location(c.file_path, c.first_line, c.last_line));
+    const ChunkView c = index.chunk(h.chunk);
+    out << style.strong(cli::location(std::string(c.file_path), c.first_line, c.last_line));
     if (!c.section.empty()) out << "  " << cli::printable(c.section);
     std::ostringstream score;
     score << std::fixed << std::setprecision(2) << h.score;
@@ -127,10 +122,9 @@ int search(const cli::Invocation& inv) {
 
   cli::LoadedPipeline loaded(*vm);
   const Index index(loaded.stages);
-  warn(index);
   check_truth_files(truths, index);
-  if (k > index.chunks().size())
-    std::cerr << "warning: --k " << k << " is more than the " << index.chunks().size()
+  if (k > index.chunk_count())
+    std::cerr << "warning: --k " << k << " is more than the " << index.chunk_count()
               << " chunks of the index; returning at most those\n";
 
   const auto run_query = [&](const std::string& text) {
@@ -138,6 +132,9 @@ int search(const cli::Invocation& inv) {
     const std::vector<Hit> hits = index.search(text, k);
     const double elapsed = milliseconds_since(start);
     const json result = results_json(index, text, hits, elapsed, truths, k);
+    std::vector<std::string> files;
+    for (const Hit& h : hits) files.emplace_back(index.chunk(h.chunk).file_path);
+    cli::warn_changed(index, loaded.pipeline, files);
     if (format == cli::Format::json) cli::print(from_input ? result.dump() : result.dump(2));
     else std::cout << results_text(index, text, hits, elapsed, result["metrics"]) << std::flush;
     return hits.empty();
@@ -172,9 +169,12 @@ int search_dataset(const cli::Invocation& inv) {
   const std::filesystem::path output = std::filesystem::path((*vm)["save_directory"].as<std::string>()) / dataset_path.filename();
   cli::LoadedPipeline loaded(*vm);
   const Index index(loaded.stages);
-  warn(index);
 
   const ResultsFile results = search_questions(index, questions, k);
+  std::vector<std::string> files;
+  for (const SearchResult& r : results.results)
+    for (const RetrievedSource& source : r.sources) files.push_back(source.span.file_path);
+  cli::warn_changed(index, loaded.pipeline, files);
   create_folder(output.parent_path());
   save_results(output, results);
   std::cerr << "wrote " << output.string() << " (" << questions.size() << " questions, k=" << k << ")\n";

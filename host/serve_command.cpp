@@ -93,7 +93,8 @@ int serve(const cli::Invocation& inv) {
   std::cerr << "listening on http://" << (host.find(':') != std::string::npos ? "[" + host + "]" : host) << ":" << bound
             << std::endl;
   for (const auto& name : service.pipeline_names())
-    for (const auto& warning : service.pipeline(name).current()->index.warnings()) log.note(name + ": " + warning);
+    if (const IndexState state = inspect_index(service.pipeline(name).pipeline()); state.kind != IndexState::Kind::current)
+      log.note("warning: " + name + ": " + state.why + "; run `" + service.pipeline(name).pipeline().command("index") + "`");
   if (!is_loopback(host) && token.empty())
     log.note("warning: listening on " + host + " without a token: anyone who reaches this address can use the server "
              "(set one with --token-env)");

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <deque>
+
+#include "rag/chunk_vector.hpp"
 #include "rag/error.hpp"
 #include "rag/source_file.hpp"
 #include "test_support.hpp"
@@ -17,6 +20,12 @@ using ::testing::HasSubstr;
 const std::filesystem::path kBase = "/";
 
 // Chunks of `text` (saved as `path`) at the given byte ranges, as the index stores them.
+// The chunks as a source that lives as long as the test program: an assembler keeps a reference.
+const ChunkVector& source(std::vector<Chunk> chunks) {
+  static std::deque<ChunkVector> kept;
+  return kept.emplace_back(std::move(chunks));
+}
+
 std::vector<Chunk> chunks_of(const std::string& path, const std::string& text, const std::string& kind,
                              const std::vector<std::pair<ByteRange, std::string>>& pieces) {
   const SourceFile file(path, path, text);
@@ -76,7 +85,7 @@ class ContextTest : public ::testing::Test {
 };
 
 TEST_F(ContextTest, AdjacentSpansOfAFileMergeIntoOneSourceWithTheFileText) {
-  const ContextAssembler assembler(ContextConfig{}, chunks_, kBase);
+  const ContextAssembler assembler(ContextConfig{}, source(chunks_), kBase);
   // The two hits are separated by a blank line only: one source, ranked as the better of them.
   const GenerationRequest r = assembler.assemble("how to install?", std::vector<Hit>{{2, 5.0}, {1, 4.0}});
   ASSERT_EQ(r.evidence.size(), 1u);
@@ -92,20 +101,20 @@ TEST_F(ContextTest, AdjacentSpansOfAFileMergeIntoOneSourceWithTheFileText) {
 }
 
 TEST_F(ContextTest, MergingStopsAtTextBetweenSpansAndCanBeTurnedOff) {
-  const ContextAssembler assembler(ContextConfig{}, chunks_, kBase);
+  const ContextAssembler assembler(ContextConfig{}, source(chunks_), kBase);
   const GenerationRequest r = assembler.assemble("q", std::vector<Hit>{{0, 2.0}, {2, 1.0}});
   ASSERT_EQ(r.evidence.size(), 2u);  // "## Install / Use pip." lies between them
   EXPECT_EQ(r.evidence[1].text, "Then check.");
 
   ContextConfig no_merge;
   no_merge.merge = false;
-  const GenerationRequest separate = ContextAssembler(no_merge, chunks_, kBase).assemble("q", std::vector<Hit>{{1, 2}, {2, 1}});
+  const GenerationRequest separate = ContextAssembler(no_merge, source(chunks_), kBase).assemble("q", std::vector<Hit>{{1, 2}, {2, 1}});
   EXPECT_EQ(separate.evidence.size(), 2u);
 }
 
 TEST_F(ContextTest, AFileChangedSinceIndexingIsNotTrusted) {
   dir_.write("docs/guide.md", "something else entirely\n");
-  const ContextAssembler assembler(ContextConfig{}, chunks_, kBase);
+  const ContextAssembler assembler(ContextConfig{}, source(chunks_), kBase);
   const GenerationRequest r = assembler.assemble("q", std::vector<Hit>{{1, 2.0}, {2, 1.0}});
   ASSERT_EQ(r.evidence.size(), 2u);  // the gap cannot be checked any more
   EXPECT_EQ(r.evidence[0].text, chunks_[1].text);
@@ -115,7 +124,7 @@ TEST(Context, OverlappingChunksMergeWithoutTheFile) {
   const std::string text = "alpha beta gamma delta epsilon";
   const auto chunks = chunks_of("not/on/disk.txt", text, "text",
                                 {{{0, 16}, ""}, {{11, 30}, ""}, {{6, 10}, ""}});  // the third inside the first
-  const GenerationRequest r = ContextAssembler(ContextConfig{}, chunks, kBase).assemble("q", std::vector<Hit>{{1, 3}, {0, 2}, {2, 1}});
+  const GenerationRequest r = ContextAssembler(ContextConfig{}, source(chunks), kBase).assemble("q", std::vector<Hit>{{1, 3}, {0, 2}, {2, 1}});
   ASSERT_EQ(r.evidence.size(), 1u);
   EXPECT_EQ(r.evidence[0].text, text);
   EXPECT_EQ(r.evidence[0].first_char, 0u);
@@ -129,7 +138,7 @@ TEST_F(ContextTest, AFileChunkedTwoWaysMergesUnderItsOwnKindAndName) {
   Chunk window = chunks_of(path_, kGuide, "text", {{find(kGuide, "Use pip.\n\nThen check."), ""}})[0];
   chunks.push_back(window);
   const GenerationRequest r =
-      ContextAssembler(ContextConfig{}, chunks, kBase).assemble("pip", std::vector<Hit>{{4, 3.0}, {1, 2.0}});
+      ContextAssembler(ContextConfig{}, source(chunks), kBase).assemble("pip", std::vector<Hit>{{4, 3.0}, {1, 2.0}});
   ASSERT_EQ(r.evidence.size(), 1u);
   EXPECT_EQ(r.evidence[0].kind, "markdown");
   EXPECT_EQ(r.evidence[0].section, "Guide > Install");
@@ -144,7 +153,7 @@ TEST(Context, BudgetKeepsTheBestSourcesAndCutsAnOversizedFirstOne) {
   ContextConfig config;
   config.budget = 140;
   config.merge = false;
-  const ContextAssembler assembler(config, chunks, kBase);
+  const ContextAssembler assembler(config, source(chunks), kBase);
   // 101 + 200 would not fit: the 200 is skipped, the smaller ones after it still go in.
   const GenerationRequest r = assembler.assemble("q", std::vector<Hit>{{0, 4}, {3, 3}, {2, 2}, {1, 1}});
   ASSERT_EQ(r.evidence.size(), 3u);
@@ -154,12 +163,12 @@ TEST(Context, BudgetKeepsTheBestSourcesAndCutsAnOversizedFirstOne) {
   EXPECT_EQ(r.evidence[2].number, 3);
   // The best source alone over budget is cut at a line end.
   config.budget = 120;
-  const GenerationRequest cut = ContextAssembler(config, chunks, kBase).assemble("q", std::vector<Hit>{{3, 1}});
+  const GenerationRequest cut = ContextAssembler(config, source(chunks), kBase).assemble("q", std::vector<Hit>{{3, 1}});
   ASSERT_EQ(cut.evidence.size(), 1u);
   EXPECT_EQ(cut.evidence[0].text, std::string(120, 'd'));
   EXPECT_EQ(cut.evidence[0].last_char, 138u + 120u);
   config.budget = 100;
-  const GenerationRequest at_line = ContextAssembler(config, chunks, kBase).assemble("q", std::vector<Hit>{{0, 1}});
+  const GenerationRequest at_line = ContextAssembler(config, source(chunks), kBase).assemble("q", std::vector<Hit>{{0, 1}});
   EXPECT_EQ(at_line.evidence[0].text, std::string(50, 'a'));
 }
 
@@ -167,7 +176,7 @@ TEST_F(ContextTest, ParentContextIsTheWholeSectionRebuiltFromTheChunks) {
   ContextConfig config;
   config.parent_sources = 2;
   config.merge = false;  // the two hits are adjacent
-  const ContextAssembler assembler(config, chunks_, kBase);
+  const ContextAssembler assembler(config, source(chunks_), kBase);
   const GenerationRequest r = assembler.assemble("check", std::vector<Hit>{{2, 3.0}, {3, 1.0}});
   ASSERT_EQ(r.parents.size(), 2u);
   EXPECT_EQ(r.parents[0].number, 1);
@@ -183,12 +192,12 @@ TEST_F(ContextTest, ParentContextIsTheWholeSectionRebuiltFromTheChunks) {
   // Plain-text windows over the same file, another chunking of it, do not cut the section.
   std::vector<Chunk> with_windows = chunks_;
   with_windows.push_back(chunks_of(path_, kGuide, "text", {{find(kGuide, "Use pip.\n\nThen"), ""}})[0]);
-  const GenerationRequest windows = ContextAssembler(config, with_windows, kBase).assemble("check", std::vector<Hit>{{2, 3.0}});
+  const GenerationRequest windows = ContextAssembler(config, source(with_windows), kBase).assemble("check", std::vector<Hit>{{2, 3.0}});
   ASSERT_EQ(windows.parents.size(), 1u);
   EXPECT_EQ(windows.parents[0].text, "## Install\n\nUse pip.\n\nThen check.");
 
   config.parent_budget = 50;  // the whole guide does not fit
-  const GenerationRequest small = ContextAssembler(config, chunks_, kBase).assemble("q", std::vector<Hit>{{3, 1.0}});
+  const GenerationRequest small = ContextAssembler(config, source(chunks_), kBase).assemble("q", std::vector<Hit>{{3, 1.0}});
   EXPECT_TRUE(small.parents.empty());
 }
 
@@ -201,7 +210,7 @@ TEST(Context, PythonParentIsTheEnclosingDefinitionJoinedFromTheStoreWhenTheFileI
                                  {find(text, "def stop(self):\n        pass"), "pkg.server.Server.stop"}});
   ContextConfig config;
   config.parent_sources = 1;
-  const GenerationRequest r = ContextAssembler(config, chunks, kBase).assemble("stop", std::vector<Hit>{{2, 1.0}});
+  const GenerationRequest r = ContextAssembler(config, source(chunks), kBase).assemble("stop", std::vector<Hit>{{2, 1.0}});
   ASSERT_EQ(r.parents.size(), 1u);
   EXPECT_EQ(r.parents[0].section, "pkg.server.Server");
   EXPECT_EQ(r.parents[0].text,
@@ -211,7 +220,7 @@ TEST(Context, PythonParentIsTheEnclosingDefinitionJoinedFromTheStoreWhenTheFileI
 }
 
 TEST_F(ContextTest, SpansOfAResultsFileAreFoundInTheStoreOrReadFromTheirFile) {
-  const ContextAssembler assembler(ContextConfig{}, chunks_, kBase);
+  const ContextAssembler assembler(ContextConfig{}, source(chunks_), kBase);
   const Chunk& install = chunks_[1];
   const GenerationRequest known = assembler.assemble("q", std::vector<SourceSpan>{{path_, install.first_char, install.last_char}});
   ASSERT_EQ(known.evidence.size(), 1u);
@@ -226,7 +235,7 @@ TEST_F(ContextTest, SpansOfAResultsFileAreFoundInTheStoreOrReadFromTheirFile) {
 }
 
 TEST_F(ContextTest, PromptAsksForTheQuestionsLanguageAndNumbersTheSources) {
-  const ContextAssembler assembler(ContextConfig{}, chunks_, kBase);
+  const ContextAssembler assembler(ContextConfig{}, source(chunks_), kBase);
   const GenerationRequest r = assembler.assemble("Comment installer le paquet avec pip ?", std::vector<Hit>{{1, 1.0}});
   EXPECT_EQ(r.language, "fr");
   ASSERT_EQ(r.messages.size(), 2u);
@@ -237,7 +246,7 @@ TEST_F(ContextTest, PromptAsksForTheQuestionsLanguageAndNumbersTheSources) {
   EXPECT_THAT(r.messages[1].content, ::testing::Not(HasSubstr("Surrounding context")));
 
   const ContextConfig custom = config_from("{prompt: {system: 'Be brief ({language}).', user: 'Q={question} {{raw}}'}}");
-  const GenerationRequest c = ContextAssembler(custom, chunks_, kBase).assemble("What is pip?", std::vector<Hit>{{1, 1.0}});
+  const GenerationRequest c = ContextAssembler(custom, source(chunks_), kBase).assemble("What is pip?", std::vector<Hit>{{1, 1.0}});
   EXPECT_EQ(c.messages[0].content, "Be brief (English).");
   EXPECT_EQ(c.messages[1].content, "Q=What is pip? {raw}");
 }

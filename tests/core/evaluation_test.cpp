@@ -1,5 +1,6 @@
 #include "rag/evaluation.hpp"
 
+#include "rag/chunk_vector.hpp"
 #include "rag/error.hpp"
 
 #include <gtest/gtest.h>
@@ -68,7 +69,7 @@ TEST(Reachability, ASpanIsWithinReachWhenAChunkOfItsFileOverlapsItAboveTheThresh
       {"q3", "three", {{"g", 50, 150}}, ""},                   // half of g's chunk
       {"q4", "four", {{"g", 0, 90}, {"f", 1000, 1100}}, ""},    // 0.9 of g's chunk; 0.05 of f's first
   };
-  const Reachability r = reachability(dataset, chunks);
+  const Reachability r = reachability(dataset, ChunkVector(chunks));
   ASSERT_EQ(r.spans.size(), 6u);
   EXPECT_DOUBLE_EQ(r.spans[0].best_iou, 300.0 / 500.0);
   EXPECT_DOUBLE_EQ(r.spans[1].best_iou, 0.05);
@@ -79,7 +80,7 @@ TEST(Reachability, ASpanIsWithinReachWhenAChunkOfItsFileOverlapsItAboveTheThresh
   // The mean over questions of each one's share within reach (q4: one of two), not the share
   // of all spans (2 of 6).
   EXPECT_DOUBLE_EQ(r.recall, (1.0 + 0.0 + 1.0 + 0.5) / 4);
-  EXPECT_DOUBLE_EQ(reachability({}, chunks).recall, 0.0);
+  EXPECT_DOUBLE_EQ(reachability({}, ChunkVector(chunks)).recall, 0.0);
 }
 
 TEST(Evaluate, UnknownQuestionIdIsAnError) {

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "rag/binary_file.hpp"
-#include "rag/chunk_store.hpp"
 #include "rag/corpus.hpp"
 #include "rag/dataset.hpp"
 #include "rag/file_io.hpp"
+#include "rag/segment_store.hpp"
 #include "rag/source_file.hpp"
 #include "rag/utf8.hpp"
 #include "test_support.hpp"
@@ -15,26 +15,37 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(BinaryFile, RoundTrip) {
+TEST(BinaryFile, SectionsAreReadInPlace) {
   testing::TempDir dir;
-  BinaryWriter out("demo", 3);
-  out.u32(7);
-  out.f64(2.5);
-  out.str("héllo");
+  BinaryWriter out(dir / "f.bin", "demo", 3);
   const std::vector<std::uint32_t> values = {1, 2, 3};
-  out.array<std::uint32_t>(values);
-  out.save(dir / "f.bin");
-  BinaryReader in(dir / "f.bin", "demo", 3);
-  EXPECT_EQ(in.u32(), 7u);
-  EXPECT_EQ(in.f64(), 2.5);
-  EXPECT_EQ(in.str(), "héllo");
-  EXPECT_EQ(in.array<std::uint32_t>(), values);
-  in.expect_end();
+  out.section<std::uint32_t>(values);
+  out.section("héllo");  // 6 bytes: the next section starts at a multiple of 8 all the same
+  out.begin_section();
+  const std::vector<double> first = {2.5}, second = {-1.0, 4.0};
+  out.append<double>(first);
+  out.append<double>(second);
+  out.end_section();
+  EXPECT_FALSE(std::filesystem::exists(dir / "f.bin"));  // appears whole, at commit
+  out.commit();
+  const BinaryReader in(dir / "f.bin", "demo", 3);
+  ASSERT_EQ(in.section_count(), 3u);
+  const auto u = in.array<std::uint32_t>(0);
+  EXPECT_EQ(std::vector<std::uint32_t>(u.begin(), u.end()), values);
+  EXPECT_EQ(in.bytes(1), "héllo");
+  const auto d = in.array<double>(2);
+  EXPECT_EQ(std::vector<double>(d.begin(), d.end()), (std::vector<double>{2.5, -1.0, 4.0}));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(d.data()) % 8, 0u);
+  in.verify();
+  EXPECT_THROW(in.array<std::uint64_t>(1), Error);  // 6 bytes are no whole number of them
+  EXPECT_THROW(in.bytes(3), Error);
 }
 
-std::string read_error(const std::filesystem::path& file, std::string_view kind = "demo", std::uint32_t version = 1) {
+std::string open_error(const std::filesystem::path& file, std::string_view kind = "demo", std::uint32_t version = 1,
+                       bool verify = false) {
   try {
-    BinaryReader in(file, kind, version);
+    const BinaryReader in(file, kind, version);
+    if (verify) in.verify();
   } catch (const Error& e) {
     return e.what();
   }
@@ -43,47 +54,71 @@ std::string read_error(const std::filesystem::path& file, std::string_view kind 
 
 TEST(BinaryFile, DetectsDamageAndOtherVersions) {
   testing::TempDir dir;
-  BinaryWriter out("demo", 1);
-  out.str(std::string(1000, 'x'));
-  out.save(dir / "f.bin");
+  BinaryWriter out(dir / "f.bin", "demo", 1);
+  out.section(std::string(1000, 'x'));
+  out.commit();
   const std::string good = testing::read_all(dir / "f.bin");
 
+  // A flipped byte is found by its checksum, which opening does not read.
   std::string flipped = good;
   flipped[500] ^= 0x10;
   dir.write("flipped.bin", flipped);
-  EXPECT_THAT(read_error(dir / "flipped.bin"), HasSubstr("checksum"));
-  EXPECT_THAT(read_error(dir / "flipped.bin"), HasSubstr("rag index"));
+  EXPECT_EQ(open_error(dir / "flipped.bin"), "");
+  EXPECT_THAT(open_error(dir / "flipped.bin", "demo", 1, true), HasSubstr("fails its checksum"));
+  EXPECT_THAT(open_error(dir / "flipped.bin", "demo", 1, true), HasSubstr("rag index"));
+  EXPECT_THROW(verify_binary_file(dir / "flipped.bin"), Error);
+  verify_binary_file(dir / "f.bin");
 
   dir.write("short.bin", good.substr(0, good.size() / 2));
-  EXPECT_THAT(read_error(dir / "short.bin"), HasSubstr("truncated"));
-  EXPECT_THAT(read_error(dir / "f.bin", "demo", 2), HasSubstr("format 1"));
-  EXPECT_THAT(read_error(dir / "f.bin", "other"), HasSubstr("'demo'"));
-  EXPECT_THAT(read_error(dir / "missing.bin"), HasSubstr("missing"));
-  dir.write("text.bin", "hello world, not ours");
-  EXPECT_THAT(read_error(dir / "text.bin"), HasSubstr("not an index file"));
+  EXPECT_THAT(open_error(dir / "short.bin"), HasSubstr("truncated"));
+  std::string lying = good;  // the footer's table points past the end
+  lying[lying.size() - 32] = 0x7f;
+  dir.write("lying.bin", lying);
+  EXPECT_THAT(open_error(dir / "lying.bin"), HasSubstr("inconsistent"));
+  EXPECT_THAT(open_error(dir / "f.bin", "demo", 2), HasSubstr("format 1"));
+  EXPECT_THAT(open_error(dir / "f.bin", "other"), HasSubstr("'demo'"));
+  EXPECT_THAT(open_error(dir / "missing.bin"), HasSubstr("missing"));
+  dir.write("text.bin", "hello world, not ours, and long enough to hold a header and a footer");
+  EXPECT_THAT(open_error(dir / "text.bin"), HasSubstr("not an index file"));
 }
 
-TEST(ChunkStore, RoundTrip) {
+TEST(SegmentStore, FilesAndChunksReadInPlace) {
   testing::TempDir dir;
-  const std::vector<Chunk> chunks = {
-      {"data/a.py", "python", "a.f", 0, 10, 0, 10, "def f(): 1", 1, 1},
-      {"data/a.py", "python", "a", 12, 20, 12, 22, "x = 'é é'", 3, 3},
-      {"data/b.md", "markdown", "T > S", 5, 9, 5, 9, "te\nxt", 2, 3},
-  };
-  save_chunks(dir / "chunks.bin", chunks);
-  const auto loaded = load_chunks(dir / "chunks.bin");
-  ASSERT_EQ(loaded.size(), chunks.size());
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    EXPECT_EQ(loaded[i].file_path, chunks[i].file_path);
-    EXPECT_EQ(loaded[i].kind, chunks[i].kind);
-    EXPECT_EQ(loaded[i].section, chunks[i].section);
-    EXPECT_EQ(loaded[i].first_char, chunks[i].first_char);
-    EXPECT_EQ(loaded[i].last_char, chunks[i].last_char);
-    EXPECT_EQ(loaded[i].last_byte, chunks[i].last_byte);
-    EXPECT_EQ(loaded[i].text, chunks[i].text);
-    EXPECT_EQ(loaded[i].first_line, chunks[i].first_line);
-    EXPECT_EQ(loaded[i].last_line, chunks[i].last_line);
-  }
+  const std::string a = "def f(): 1\n\nx = 'é é'\n";
+  StoredFile python{"data/a.py", 5, a.size(), 17, 99, "", a, {}};
+  python.chunks = {{"", "python", "a.f", 0, 10, 0, 10, "", 1, 1}, {"", "python", "a", 12, 21, 12, 23, "", 3, 3}};
+  StoredFile binary{"data/z.bin", 5, 8, 18, 7, "skipped, binary (NUL bytes)", "", {}};
+  const std::string b = "# T\n\n## S\n\nte\nxt\n";
+  StoredFile markdown{"data/b.md", 5, b.size(), 19, 42, "", b, {{"", "markdown", "T > S", 11, 16, 11, 16, "", 5, 6}}};
+  write_segment_store(dir / "chunks.bin", std::vector<StoredFile>{python, binary, markdown});
+  const SegmentStore store(dir / "chunks.bin");
+  store.verify();
+  ASSERT_EQ(store.size(), 3u);
+  ASSERT_EQ(store.file_count(), 3u);
+  const ChunkView c = store.chunk(1);
+  EXPECT_EQ(c.file_path, "data/a.py");
+  EXPECT_EQ(c.relative_path, "a.py");
+  EXPECT_EQ(c.kind, "python");
+  EXPECT_EQ(c.section, "a");
+  EXPECT_EQ(c.text, "x = 'é é'");
+  EXPECT_EQ(c.first_char, 12u);
+  EXPECT_EQ(c.last_byte, 23u);
+  EXPECT_EQ(c.first_line, 3u);
+  EXPECT_EQ(store.chunk(2).text, "te\nxt");
+  EXPECT_EQ(store.chunk(2).section, "T > S");
+  EXPECT_EQ(store.file_of(2), 2u);
+  const SegmentStore::File f = store.file(1);
+  EXPECT_EQ(f.name, "data/z.bin");
+  EXPECT_EQ(f.note, "skipped, binary (NUL bytes)");
+  EXPECT_EQ(f.chunk_count, 0u);
+  EXPECT_EQ(f.digest, 7u);
+  EXPECT_EQ(store.file_text(2), b);
+  EXPECT_EQ(store.find_file("data/b.md"), std::optional<std::uint32_t>(2));
+  EXPECT_EQ(store.find_file("data/c.md"), std::nullopt);
+  // A chunk outside its file's text is refused when written.
+  StoredFile bad = python;
+  bad.chunks[0].last_byte = 1000;
+  EXPECT_THROW(write_segment_store(dir / "bad.bin", std::vector<StoredFile>{bad}), Error);
 }
 
 TEST(CorpusSnapshot, ChangesAreDecidedByContent) {
@@ -96,12 +131,9 @@ TEST(CorpusSnapshot, ChangesAreDecidedByContent) {
   pipeline.corpus_root = "repo";
   pipeline.corpus_dir = dir / "repo";
   const CorpusListing then = list_corpus(pipeline);
-  CorpusSnapshot snapshot;
-  for (const auto& entry : then.files) snapshot.files.push_back({entry.relative_path, entry.size, entry.modified, read_source(entry).digest});
-  snapshot.save(dir / "corpus.bin");
-  const CorpusSnapshot loaded = CorpusSnapshot::load(dir / "corpus.bin");
+  CorpusSnapshot loaded;
+  for (const auto& entry : then.files) loaded.files.push_back({entry.relative_path, entry.size, entry.modified, read_source(entry).digest});
   ASSERT_EQ(loaded.files.size(), 4u);
-  EXPECT_EQ(loaded.files[0].digest, snapshot.files[0].digest);
   EXPECT_TRUE(compare_corpus(loaded, list_corpus(pipeline)).empty());
 
   const auto later = std::filesystem::last_write_time(dir / "repo/touched.md") + std::chrono::hours(1);

@@ -49,9 +49,14 @@ class BadInput : public testing::FixtureRepoTest {
     return ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups --" : "";
   }
 
-  std::string generation_file(const std::string& name) const {
+  std::string segment_file(const std::string& name) const {
     const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
-    return "index/" + manifest["generation"].get<std::string>() + "/" + name;
+    return "index/" + manifest["segments"][0]["name"].get<std::string>() + "/" + name;
+  }
+  /// An update of the index, so that it has two segments and a file of removals.
+  void update() const {
+    dir_.write("repo/notes.txt", testing::read_all(dir_ / "repo/notes.txt") + "\nThe port is configurable.\n");
+    index();
   }
 
 };
@@ -245,7 +250,7 @@ TEST_F(BadInput, PipelineBrokenPluginLibraries) {
     std::ofstream(dir_ / (name + ".yaml"), std::ios::app) << "plugin_paths: [" << bad << name << "]\n";
   }
   expect_error("index --pipeline no_entry.yaml", "libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)");
-  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 3, this rag uses ABI 2; rebuild the plugin");
+  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 4, this rag uses ABI 3; rebuild the plugin");
   expect_error("index --pipeline throwing_retriever.yaml",
                "retriever.options: the throwing_retriever plugin failed to start: boom in constructor");
   EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));
@@ -452,23 +457,27 @@ TEST_F(BadSearch, CommandsWithoutAPipelineSaySo) {
   expect_error("evaluate_answers answered.json answered.json --pipeline pipeline.yaml", "uses no pipeline");
 }
 
+// A search looks at the files of the results it shows (it costs the same at any corpus size);
+// `rag check` compares the whole corpus.
 TEST_F(BadSearch, CorpusChangedOrGoneIsAWarning) {
   // Touched, or the same bytes written back: not a change.
   const std::string guide = testing::read_all(dir_ / "repo/docs/guide.md");
   fs::last_write_time(dir_ / "repo/pkg/server.py", fs::last_write_time(dir_ / "repo/pkg/server.py") + std::chrono::hours(1));
   dir_.write("repo/docs/guide.md", guide);
-  EXPECT_THAT(expect_success("search port --pipeline pipeline.yaml").err, Not(HasSubstr("warning")));
-  // Changed, added and removed files are counted and named.
+  EXPECT_THAT(expect_success("search port quantization --pipeline pipeline.yaml").err, Not(HasSubstr("warning")));
+  // Results from a changed or removed file say so, naming it.
   dir_.write("repo/docs/guide.md", guide + "\nOne more line.\n");
   dir_.write("repo/new.md", "# New\n");
   dir_.write("repo/newer.md", "# Newer\n");
   fs::remove(dir_ / "repo/notes.txt");
-  EXPECT_THAT(expect_success("search port --pipeline pipeline.yaml").err,
-              HasSubstr("warning: the corpus at repo changed since the index was built: 1 changed (docs/guide.md), "
-                        "2 added (new.md, newer.md), 1 removed (notes.txt); results may point at old text (run "
-                        "`rag index --pipeline pipeline.yaml`)"));
+  EXPECT_THAT(expect_success("search awq flag --pipeline pipeline.yaml --k 1").err,
+              HasSubstr("warning: 1 file of these results changed since indexing or is gone (repo/docs/guide.md); "
+                        "results may point at old text (run `rag index --pipeline pipeline.yaml`)"));
+  EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out,
+              HasSubstr(": stale: the corpus at repo changed since the index was built: 1 changed (docs/guide.md), "
+                        "2 added (new.md, newer.md), 1 removed (notes.txt)"));
   fs::rename(dir_ / "repo", dir_ / "elsewhere");  // the index holds the text: search goes on
-  const Outcome r = expect_success("search port --pipeline pipeline.yaml --k 1", "warning: corpus folder repo");
+  const Outcome r = expect_success("search port --pipeline pipeline.yaml --k 1", "(repo/pkg/server.py); results may point");
   EXPECT_EQ(json::parse(r.out)["retrieved_chunks"][0]["file_path"], "repo/pkg/server.py");
 }
 
@@ -493,12 +502,11 @@ TEST_F(BadSearch, IndexFromAnOlderFormat) {
   expect_error("search port --pipeline pipeline.yaml", "run `rag index --pipeline pipeline.yaml`");
   // A binary file from another format: its own header says so.
   index();
-  const std::string chunks = generation_file("chunks.bin");
+  const std::string chunks = segment_file("chunks.bin");
   std::string bytes = testing::read_all(dir_ / chunks);
-  const auto version_at = 8 + 8 + std::string("chunks").size();
-  bytes[version_at] = 0;
+  bytes[8 + 16] = 0;  // the version, after the magic and the kind
   dir_.write(chunks, bytes);
-  expect_error("search port --pipeline pipeline.yaml", "written in format 0, this program reads format 2; run `rag index`");
+  expect_error("search port --pipeline pipeline.yaml", "written in format 0, this program reads format 3; run `rag index --full`");
 }
 
 TEST_F(BadSearch, DamagedManifest) {
@@ -506,7 +514,11 @@ TEST_F(BadSearch, DamagedManifest) {
   dir_.write("index/manifest.json", text.substr(0, text.size() / 2));
   expect_error("search port --pipeline pipeline.yaml", "manifest.json is damaged; run `rag index --pipeline pipeline.yaml`");
   json manifest = json::parse(text);
-  manifest["generation"] = 7;
+  manifest["segments"] = 7;
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
+  manifest = json::parse(text);
+  manifest["segments"][0]["name"] = "../../repo";
   dir_.write("index/manifest.json", manifest.dump());
   expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
   manifest = json::parse(text);
@@ -516,39 +528,51 @@ TEST_F(BadSearch, DamagedManifest) {
 }
 
 TEST_F(BadSearch, TruncatedIndexFiles) {
+  update();
   const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  ASSERT_GE(manifest["files"].size(), 5u);  // two segments, their retriever files, a file of removals
   for (const auto& f : manifest["files"]) {
     const std::string path = "index/" + f["path"].get<std::string>();
     const std::string bytes = testing::read_all(dir_ / path);
     dir_.write(path, bytes.substr(0, bytes.size() / 2));
-    expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml` to rebuild it");
-    // Truncated and the manifest's size made to agree: the file's own header catches it.
+    expect_error("search port --pipeline pipeline.yaml",
+                 "is not the size it was written with); run `rag index --pipeline pipeline.yaml` to rebuild it");
+    // Truncated and the manifest's size made to agree: the file's own footer catches it.
     json lying = manifest;
     for (auto& g : lying["files"])
       if (g["path"] == f["path"]) g["size"] = bytes.size() / 2;
     dir_.write("index/manifest.json", lying.dump());
-    expect_error("search port --pipeline pipeline.yaml", "is truncated: the index is damaged; run `rag index`");
+    expect_error("search port --pipeline pipeline.yaml", "is truncated: the index is damaged; run `rag index --full`");
     dir_.write(path, bytes);
     dir_.write("index/manifest.json", manifest.dump());
   }
   expect_success("search port --pipeline pipeline.yaml");
 }
 
+// Search reads only what it needs, so a flipped byte may go unseen by it (never a crash);
+// `rag check` reads every file whole and finds it, and `rag index --full` mends it.
 TEST_F(BadSearch, FlippedByteInEveryIndexFile) {
-  const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
-  ASSERT_GE(manifest["files"].size(), 2u);  // chunks.bin and the retriever's files
-  for (const auto& f : manifest["files"]) {
-    const std::string path = "index/" + f["path"].get<std::string>();
+  update();
+  const std::size_t files = json::parse(testing::read_all(dir_ / "index/manifest.json"))["files"].size();
+  for (std::size_t i = 0; i < files; ++i) {
+    const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+    const std::string path = "index/" + manifest["files"][i]["path"].get<std::string>();
     const std::string bytes = testing::read_all(dir_ / path);
-    for (const std::size_t at : {bytes.size() / 2, bytes.size() - 5}) {
+    for (const std::size_t at : {std::size_t{40}, bytes.size() / 2, bytes.size() - 40}) {
       std::string flipped = bytes;
       flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
       dir_.write(path, flipped);
-      expect_error("search port --pipeline pipeline.yaml", "fails its checksum: the index is damaged; run `rag index`");
+      const Outcome searched = rag("search port --pipeline pipeline.yaml");
+      EXPECT_TRUE(searched.status == 0 || (searched.status == 1 && searched.err.rfind("error: ", 0) == 0))
+          << path << " at " << at << ": " << searched.status << " " << searched.err;
+      const Outcome checked = rag("check --pipeline pipeline.yaml --format text");
+      EXPECT_THAT(checked.out, HasSubstr("the index is damaged")) << path << " at " << at;
+      EXPECT_THAT(checked.out, HasSubstr("--full` rebuilds it")) << path << " at " << at;
     }
-    dir_.write(path, bytes);
+    expect_success("index --full --pipeline pipeline.yaml");
+    EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out, HasSubstr(": current"));
+    update();  // the same files again, for the next round
   }
-  expect_success("search port --pipeline pipeline.yaml");
 }
 
 // --- output -----------------------------------------------------------------------------------
@@ -610,12 +634,13 @@ TEST_F(BadOutput, DiskFullWhileIndexingKeepsTheOldIndex) {
   dir_.write("repo/more.md", "# More\n\n" + std::string(5000, 'm') + "\n");
   expect_error("index --pipeline pipeline.yaml", "cannot write (File too large)", "ulimit -f 2 &&");
   EXPECT_EQ(testing::read_all(dir_ / "index/manifest.json"), before);
-  std::size_t generations = 0;
-  for (const auto& entry : fs::directory_iterator(dir_ / "index")) generations += entry.path().filename().string().rfind("gen-", 0) == 0;
-  EXPECT_EQ(generations, 1u) << "the failed generation was left behind";
+  std::size_t segments = 0;
+  for (const auto& entry : fs::directory_iterator(dir_ / "index")) segments += entry.path().filename().string().rfind("seg-", 0) == 0;
+  EXPECT_EQ(segments, 1u) << "the failed segment was left behind";
   const Outcome r = rag("search port --pipeline pipeline.yaml");
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("warning: the corpus at repo changed since the index was built"));
+  EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out,
+              HasSubstr("the corpus at repo changed since the index was built: 1 added (more.md)"));
 }
 
 }  // namespace

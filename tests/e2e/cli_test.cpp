@@ -159,26 +159,47 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
   expect_error("evaluate missing.json ok.json", "missing.json: file not found");
 
-  // A damaged index is detected and the message says to re-index.
+  // A damaged index: `rag check` reads every file whole and names the damage and the mend.
   const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
-  const auto chunks = dir_ / "index" / manifest["generation"].get<std::string>() / "chunks.bin";
-  std::string bytes = testing::read_all(chunks);
+  const std::string chunks = "index/" + manifest["segments"][0]["name"].get<std::string>() + "/chunks.bin";
+  std::string bytes = testing::read_all(dir_ / chunks);
   bytes[bytes.size() / 2] ^= 0x01;
-  dir_.write(std::filesystem::relative(chunks, dir_.path()).string(), bytes);
-  expect_error("search hello --pipeline pipeline.yaml", "fails its checksum");
-  json old = manifest;
+  dir_.write(chunks, bytes);
+  const Outcome checked = rag("check --pipeline pipeline.yaml --format text");
+  EXPECT_EQ(checked.status, 0) << checked.err;
+  EXPECT_THAT(checked.out, HasSubstr("fails its checksum"));
+  EXPECT_THAT(checked.out, HasSubstr("(`rag index --pipeline pipeline.yaml --full` rebuilds it)"));
+  EXPECT_EQ(json::parse(rag("check --pipeline pipeline.yaml --format json").out)["index"]["damaged"], true);
+  expect_success("index --full --pipeline pipeline.yaml");
+  EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out, HasSubstr(": current ("));
+  json old = json::parse(testing::read_all(dir_ / "index/manifest.json"));
   old["format"] = 0;
   dir_.write("index/manifest.json", old.dump());
   expect_error("search hello --pipeline pipeline.yaml", "has format 0");
 }
 
-TEST_F(CliTest, ReindexReplacesTheIndexAndKeepsOneGeneration) {
+// Segment folders in the index: one after a build, one more per update, one again after --full;
+// nothing of a generation the manifest no longer names is left.
+TEST_F(CliTest, UpdatesAddSegmentsAndFullRebuildsLeaveOne) {
+  const auto segments = [&] {
+    std::size_t n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_ / "index"))
+      n += entry.path().filename().string().rfind("seg-", 0) == 0;
+    return n;
+  };
   ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
-  ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
-  std::size_t generations = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "index"))
-    generations += entry.path().filename().string().rfind("gen-", 0) == 0;
-  EXPECT_EQ(generations, 1u);
+  EXPECT_EQ(segments(), 1u);
+  EXPECT_THAT(rag("index --pipeline pipeline.yaml").err, HasSubstr("index is up to date (3 files, "));
+  EXPECT_EQ(segments(), 1u);
+  dir_.write("repo/notes.txt", testing::read_all(dir_ / "repo/notes.txt") + "\nThe port is configurable.\n");
+  const Outcome updated = rag("index --pipeline pipeline.yaml");
+  EXPECT_THAT(updated.err, HasSubstr("updated index in "));
+  EXPECT_THAT(updated.err, HasSubstr(": 1 changed, 0 added, 0 removed -> 3 files, "));
+  EXPECT_EQ(segments(), 2u);
+  EXPECT_THAT(rag("search configurable --pipeline pipeline.yaml --format text").out, HasSubstr("repo/notes.txt"));
+  const Outcome full = rag("index --full --pipeline pipeline.yaml");
+  EXPECT_THAT(full.err, HasSubstr("indexed 3 files into "));
+  EXPECT_EQ(segments(), 1u);
   EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
 }
 

@@ -30,7 +30,7 @@ std::string name_of(const ::testing::TestParamInfo<FailureCase>& info) {
 std::vector<FailureCase> all_cases() {
   const std::vector<std::pair<std::string, std::vector<std::string>>> entry_points = {
       {"chunker", {"constructor", "chunk"}},
-      {"retriever", {"constructor", "build", "save", "load", "search"}},
+      {"retriever", {"constructor", "build", "updatable", "merge", "open", "search"}},
       {"generator", {"constructor", "generate", "stream", "describe"}}};
   std::vector<FailureCase> cases;
   for (const auto& [kind, points] : entry_points)
@@ -57,11 +57,18 @@ class PluginFailure : public FixtureRepoTest, public ::testing::WithParamInterfa
   }
 
   // The command that reaches the entry point: index for what indexing calls (every command
-  // makes every stage first), search or answer (after an index that succeeds) for the rest.
+  // makes every stage first), search or answer (after an index that succeeds) for the rest. An
+  // update asks whether the retriever can update; a merge comes when it removes most of a
+  // segment: two of the three files edited.
   std::string command() const {
     const FailureCase& c = GetParam();
     const bool at_index = c.kind == "chunker" || c.entry_point == "constructor" || c.entry_point == "build" ||
-                          c.entry_point == "save";
+                          c.entry_point == "updatable" || c.entry_point == "merge";
+    if (c.entry_point == "updatable" || c.entry_point == "merge") {
+      index("throwing.yaml");
+      for (const char* file : {"repo/docs/guide.md", "repo/notes.txt"})
+        dir_.write(file, testing::read_all(dir_ / file) + "\nOne more line.\n");
+    }
     if (at_index) return "index --pipeline throwing.yaml";
     index("throwing.yaml");
     return c.kind == "generator" ? "answer 'How does the server start?' --k 2 --pipeline throwing.yaml"

@@ -1,5 +1,5 @@
 // A retriever that throws where its options say (see throwing.hpp); otherwise it returns the
-// first chunks, in order.
+// first chunks not removed, in order.
 #include <fstream>
 
 #include "rag/plugin.hpp"
@@ -9,29 +9,35 @@ namespace {
 
 class ThrowingRetriever final : public rag::Retriever {
  public:
-  explicit ThrowingRetriever(rag::Options& options) : failure_(options, {"build", "save", "load", "search"}) {}
-  void build(rag::ChunkList chunks) override {
+  explicit ThrowingRetriever(rag::Options& options)
+      : failure_(options, {"build", "updatable", "merge", "open", "search"}) {}
+  void build(const rag::SegmentChunks& chunks, const std::filesystem::path& dir) override {
     failure_.maybe_throw("build");
-    count_ = chunks.size();
+    std::ofstream(dir / "count") << chunks.size();
   }
-  void save(const std::filesystem::path& dir) const override {
-    failure_.maybe_throw("save");
-    std::ofstream(dir / "count") << count_;
+  bool updatable() const override {
+    failure_.maybe_throw("updatable");
+    return true;
   }
-  void load(const std::filesystem::path&, rag::ChunkList chunks) override {
-    failure_.maybe_throw("load");
-    count_ = chunks.size();
+  void merge(const rag::SegmentList&, const rag::SegmentChunks& merged, const std::filesystem::path& dir) override {
+    failure_.maybe_throw("merge");
+    std::ofstream(dir / "count") << merged.size();
+  }
+  void open(const rag::SegmentList& segments) override {
+    failure_.maybe_throw("open");
+    segments_ = &segments;
   }
   std::vector<rag::Hit> search(std::string_view, std::size_t k) const override {
     failure_.maybe_throw("search");
     std::vector<rag::Hit> hits;
-    for (std::uint32_t i = 0; i < count_ && i < k; ++i) hits.push_back({i, 1.0 / (1.0 + i)});
+    for (std::uint32_t id = 0; id < segments_->id_limit() && hits.size() < k; ++id)
+      if (!segments_->is_removed(id)) hits.push_back({id, 1.0 / (1.0 + id)});
     return hits;
   }
 
  private:
   throwing::Failure failure_;
-  std::size_t count_ = 0;
+  const rag::SegmentList* segments_ = nullptr;
 };
 
 }  // namespace

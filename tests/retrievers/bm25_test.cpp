@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
+#include "rag/chunk_vector.hpp"
 #include "retrievers/toy_corpus.hpp"
 #include "test_support.hpp"
 
@@ -13,7 +15,30 @@ namespace {
 using testing::kToyChunks;
 using testing::text_chunk;
 
-std::unique_ptr<Bm25Retriever> make(const std::string& yaml) { return testing::make_toy<Bm25Retriever>(yaml); }
+using Built = testing::BuiltRetriever<Bm25Retriever>;
+
+std::unique_ptr<Built> make(const std::string& yaml) { return testing::make_toy<Bm25Retriever>(yaml); }
+
+// Options as a pipeline gives them, for retrievers over chunks of their own.
+std::function<std::unique_ptr<Bm25Retriever>()> maker(const std::string& yaml) {
+  return [yaml] {
+    YAML::Node node = YAML::Load(yaml);
+    Options options(node, "test");
+    return std::make_unique<Bm25Retriever>(options);
+  };
+}
+
+// The same hits, scores to the last bit.
+void expect_same(const std::vector<Hit>& a, const std::vector<Hit>& b, const SegmentList& sa, const SegmentList& sb) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const ChunkView x = sa.chunk(a[i].chunk), y = sb.chunk(b[i].chunk);
+    EXPECT_EQ(x.file_path, y.file_path) << i;
+    EXPECT_EQ(x.first_char, y.first_char) << i;
+    EXPECT_EQ(x.text, y.text) << i;
+    EXPECT_EQ(a[i].score, b[i].score) << i;
+  }
+}
 
 // On the toy corpus (see toy_corpus.hpp).
 TEST(Bm25Scoring, HandComputedValues) {
@@ -52,22 +77,82 @@ TEST(Bm25Retriever, RanksWithTheLuceneFormula) {
   EXPECT_TRUE(r->search("durian", 10).empty());
 }
 
-TEST(Bm25Retriever, SavesAndLoads) {
+TEST(Bm25Retriever, OpensWhatItBuilt) {
   const auto r = make("{variant: bm25plus, k1: 0.9, b: 0.4}");
-  testing::TempDir dir;
-  r->save(dir.path());
-  auto loaded = make("{variant: bm25plus, k1: 0.9, b: 0.4}");
-  loaded->load(dir.path(), kToyChunks);
+  const auto again = r->reopen();
   const auto a = r->search("apple cherry", 10);
-  const auto b = loaded->search("apple cherry", 10);
+  const auto b = again->search("apple cherry", 10);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].chunk, b[i].chunk);
     EXPECT_DOUBLE_EQ(a[i].score, b[i].score);
   }
-  // An index saved for other chunks is refused.
-  auto other = make("{}");
-  EXPECT_THROW(other->load(dir.path(), std::vector<Chunk>(5, text_chunk("x"))), Error);
+  // A segment file made for other chunks is refused.
+  const ChunkVector other(std::vector<Chunk>(5, text_chunk("x")));
+  const std::vector<Segment> segments = {{r->dir(0), &other, 0, {}}};
+  const SegmentList list(segments);
+  EXPECT_THROW(testing::plain_words<Bm25Retriever>("{}")()->open(list), Error);
+}
+
+// A corpus where words, lengths and files vary: enough for statistics to matter.
+std::vector<Chunk> varied_chunks() {
+  const std::vector<std::string> words = {"paged", "attention", "kernel", "cache", "block", "server", "token",
+                                          "model", "the", "of", "quantized", "weights", "scheduler", "batch"};
+  std::vector<Chunk> chunks;
+  for (std::size_t i = 0; i < 60; ++i) {
+    std::string text;
+    for (std::size_t w = 0; w < 3 + i % 7; ++w) text += words[(i * 7 + w * w * 3) % words.size()] + " ";
+    const std::string file = "docs/f" + std::to_string(i / 4) + ".md";
+    chunks.push_back({file, i % 3 ? "markdown" : "text", "Title > S" + std::to_string(i % 5), 100 * (i % 4),
+                      100 * (i % 4) + text.size(), 100 * (i % 4), 100 * (i % 4) + text.size(), text, 1, 2});
+  }
+  return chunks;
+}
+
+// Segments and removals do not change results: statistics are those of the chunks not removed,
+// and equal scores are ordered by file and span. What `rag index` relies on to update an index,
+// where a file's chunks are in one segment and are removed together (4 chunks a file here).
+TEST(Bm25Retriever, SegmentsAndRemovalsRankAsOneIndexOfWhatRemains) {
+  const std::vector<Chunk> all = varied_chunks();
+  const std::set<std::uint32_t> removed = {4, 5, 6, 7, 40, 41, 42, 43, 56, 57, 58, 59};
+  std::vector<Chunk> kept;
+  for (std::uint32_t i = 0; i < all.size(); ++i)
+    if (!removed.count(i)) kept.push_back(all[i]);
+  for (const std::string options : {"{}", "{file_weight: 0.3}", "{feedback: {documents: 3, terms: 5}}",
+                                    "{variant: bm25l, common_share: 0.05}", "{analysis: {markdown: {stemmer: none}}}"}) {
+    const Built one(maker(options), kept);
+    const Built cut(maker(options), all, {8, 20, 44}, removed);
+    for (const std::string query : {"paged attention", "the kernel of the cache", "quantized weights model",
+                                    "token scheduler batch block", "f3 s2", "title"}) {
+      SCOPED_TRACE(options + " " + query);
+      expect_same(one.search(query, 25), cut.search(query, 25), one.segments(), cut.segments());
+    }
+  }
+}
+
+TEST(Bm25Retriever, MergedSegmentsRankAsTheirSources) {
+  const std::vector<Chunk> all = varied_chunks();
+  const std::set<std::uint32_t> removed = {0, 1, 2, 3, 32, 33, 34, 35};
+  const Built cut(maker("{file_weight: 0.15}"), all, {12, 28}, removed);
+  // Merge all three into one segment, as a merge policy would.
+  std::vector<Chunk> kept;
+  for (std::uint32_t i = 0; i < all.size(); ++i)
+    if (!removed.count(i)) kept.push_back(all[i]);
+  const ChunkVector merged(kept);
+  testing::TempDir dir;
+  maker("{file_weight: 0.15}")()->merge(cut.segments(), merged, dir.path());
+  const std::vector<Segment> segments = {{dir.path(), &merged, 0, {}}};
+  const SegmentList list(segments);
+  const auto opened = maker("{file_weight: 0.15}")();
+  opened->open(list);
+  const Built built(maker("{file_weight: 0.15}"), kept);
+  for (const std::string query : {"paged attention kernel", "cache block server", "f4"}) {
+    SCOPED_TRACE(query);
+    expect_same(opened->search(query, 30), cut.search(query, 30), list, cut.segments());
+    expect_same(opened->search(query, 30), built.search(query, 30), list, built.segments());
+  }
+  // The merged file is the one a build of those chunks writes.
+  EXPECT_EQ(testing::read_all(dir / "bm25.bin"), testing::read_all(built.dir(0) / "bm25.bin"));
 }
 
 TEST(Bm25Retriever, FeedbackExpandsTheQueryWithTermsOfTheBestChunks) {
@@ -87,9 +172,10 @@ TEST(Bm25Retriever, FileWeightLiftsChunksOfFilesThatMatchElsewhere) {
                                      {"a.txt", "text", "", 6, 10, 6, 10, "beta"},
                                      {"b.txt", "text", "", 0, 5, 0, 5, "alpha"}};
   YAML::Node node = YAML::Load("{index_path: false, index_section: false, file_weight: 0.5}");
-  Options options(node, "test");
-  Bm25Retriever r(options);
-  r.build(chunks);
+  const Built r([&] {
+    Options options(node, "test");
+    return std::make_unique<Bm25Retriever>(options);
+  }, chunks);
   const auto hits = r.search("alpha beta", 3);
   ASSERT_EQ(hits.size(), 3u);
   EXPECT_EQ(hits[0].chunk, 1u);  // beta, lifted by alpha in the same file, or alpha lifted by beta
@@ -107,9 +193,10 @@ TEST(Bm25Retriever, CommonTermsOnlyAddToEnoughCandidates) {
     YAML::Node node = YAML::Load(yaml);
     node["index_path"] = false;
     node["index_section"] = false;
-    Options options(node, "test");
-    Bm25Retriever r(options);
-    r.build(chunks);
+    const Built r([&] {
+      Options options(node, "test");
+      return std::make_unique<Bm25Retriever>(options);
+    }, chunks);
     return r.search("needle hay", 2000).size();
   };
   EXPECT_EQ(search("{common_share: 1}"), 1200u);

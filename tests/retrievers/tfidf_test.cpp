@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "retrievers/toy_corpus.hpp"
 #include "test_support.hpp"
@@ -10,20 +11,21 @@
 namespace rag {
 namespace {
 
-using testing::kToyChunks;
 using testing::text_chunk;
 
-std::unique_ptr<TfidfRetriever> make(const std::string& yaml) { return testing::make_toy<TfidfRetriever>(yaml); }
+std::unique_ptr<testing::BuiltRetriever<TfidfRetriever>> make(const std::string& yaml) {
+  return testing::make_toy<TfidfRetriever>(yaml);
+}
 
 TEST(TfidfRetriever, WeightsByTheBook) {
   const auto r = make("{tf: log, idf: smooth}");
-  EXPECT_DOUBLE_EQ(r->tf_weight(1), 1.0);
-  EXPECT_DOUBLE_EQ(r->tf_weight(2), 1.0 + std::log(2.0));
-  EXPECT_DOUBLE_EQ(r->idf_weight(3, 2), std::log(4.0 / 3.0) + 1.0);
+  EXPECT_DOUBLE_EQ(r->retriever().tf_weight(1), 1.0);
+  EXPECT_DOUBLE_EQ(r->retriever().tf_weight(2), 1.0 + std::log(2.0));
+  EXPECT_DOUBLE_EQ(r->retriever().idf_weight(3, 2), std::log(4.0 / 3.0) + 1.0);
   const auto plain = make("{tf: raw, idf: plain}");
-  EXPECT_DOUBLE_EQ(plain->tf_weight(2), 2.0);
-  EXPECT_DOUBLE_EQ(plain->idf_weight(3, 1), std::log(3.0));
-  EXPECT_DOUBLE_EQ(make("{tf: binary, idf: none}")->tf_weight(7), 1.0);
+  EXPECT_DOUBLE_EQ(plain->retriever().tf_weight(2), 2.0);
+  EXPECT_DOUBLE_EQ(plain->retriever().idf_weight(3, 1), std::log(3.0));
+  EXPECT_DOUBLE_EQ(make("{tf: binary, idf: none}")->retriever().tf_weight(7), 1.0);
 }
 
 // Hand-computed cosines: "apple" is a one-term query, so its unit vector picks out each
@@ -51,17 +53,35 @@ TEST(TfidfRetriever, WithoutNormalisationScoresAreDotProducts) {
   EXPECT_DOUBLE_EQ(hits[1].score, 2.0);
 }
 
-TEST(TfidfRetriever, SavesLoadsAndRejectsBadOptions) {
+TEST(TfidfRetriever, OpensWhatItBuiltAndRejectsBadOptions) {
   const auto r = make("{}");
-  testing::TempDir dir;
-  r->save(dir.path());
-  auto loaded = make("{}");
-  loaded->load(dir.path(), kToyChunks);
-  EXPECT_DOUBLE_EQ(loaded->search("cherry", 1)[0].score, r->search("cherry", 1)[0].score);
+  EXPECT_DOUBLE_EQ(r->reopen()->search("cherry", 1)[0].score, r->search("cherry", 1)[0].score);
   for (const char* yaml : {"{tf: squared}", "{idf: bm25}", "{norm: l1}", "{analysis: {default: {stemmer: klingon}}}"}) {
     YAML::Node node = YAML::Load(yaml);
     Options options(node, "test");
     EXPECT_THROW(TfidfRetriever{options}, Error) << yaml;
+  }
+}
+
+// Vector lengths and idf come from the chunks not removed, in all segments.
+TEST(TfidfRetriever, SegmentsAndRemovalsScoreAsOneIndexOfWhatRemains) {
+  std::vector<Chunk> all;
+  for (int i = 0; i < 30; ++i)
+    all.push_back(text_chunk(std::string(i % 2 ? "apple " : "banana ") + (i % 3 ? "cherry " : "date ") +
+                             (i % 5 ? "elder" : "fig fig") + std::string(static_cast<std::size_t>(i), 'x')));
+  const std::set<std::uint32_t> removed = {1, 2, 14, 29};
+  std::vector<Chunk> kept;
+  for (std::uint32_t i = 0; i < all.size(); ++i)
+    if (!removed.count(i)) kept.push_back(all[i]);
+  const auto make_tfidf = testing::plain_words<TfidfRetriever>("{}");
+  const testing::BuiltRetriever<TfidfRetriever> one(make_tfidf, kept), cut(make_tfidf, all, {4, 15}, removed);
+  for (const std::string query : {"apple fig", "cherry date elder", "banana"}) {
+    const auto a = one.search(query, 30), b = cut.search(query, 30);
+    ASSERT_EQ(a.size(), b.size()) << query;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(one.segments().chunk(a[i].chunk).text, cut.segments().chunk(b[i].chunk).text) << query << " " << i;
+      EXPECT_EQ(a[i].score, b[i].score) << query << " " << i;
+    }
   }
 }
 

@@ -32,6 +32,12 @@ cd "$scratch"
 "$scratch/prefix/bin/rag" index --pipeline overlap.yaml 2>/dev/null
 "$scratch/prefix/bin/rag" search "Which flag loads AWQ quantized checkpoints?" --k 1 --pipeline overlap.yaml > result.json
 grep -q '"file_path": "repo/docs/guide.md"' result.json
+# An edit is an update of the index, a new segment, not a rebuild.
+echo "Zanzibar checkpoints load with the quokka flag." >> repo/notes.txt
+"$scratch/prefix/bin/rag" index --pipeline overlap.yaml 2> update.txt
+grep -q "1 changed, 0 added, 0 removed" update.txt
+"$scratch/prefix/bin/rag" search "zanzibar quokka" --k 1 --pipeline overlap.yaml > result.json
+grep -q '"file_path": "repo/notes.txt"' result.json
 # An unknown option is refused by the plugin, naming the pipeline file and the key.
 sed 's/min_share: 0.5/min_shar: 0.5/' overlap.yaml > typo.yaml
 if "$scratch/prefix/bin/rag" index --pipeline typo.yaml 2> error.txt; then exit 1; fi

@@ -1,10 +1,15 @@
 #pragma once
-// The binary files of an index: a header (magic, kind, format version), a payload of
-// little-endian values and arrays, and a CRC-32 of the payload, so that a truncated or altered
-// file is detected when it is read, with a message that says to re-index.
+// The binary files of an index. A file is a header (magic, kind, format version), sections of
+// little-endian values, each starting at a multiple of 8 bytes so that arrays are read in place,
+// and a footer: the table of sections and a 64-bit XXH3 checksum of everything before it.
+//
+// Readers map the file and check its header, footer and table when they open it, which costs
+// the same at any size; the checksum is compared by verify() (rag check, and merges that read a
+// whole segment anyway), as Lucene checks its big files' footers at open and their contents in
+// CheckIndex and merges.
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,81 +17,89 @@
 #include <vector>
 
 #include "rag/error.hpp"
+#include "rag/file_io.hpp"
+
+struct XXH3_state_s;
 
 namespace rag {
 
 class BinaryWriter {
  public:
-  /// `kind` names the content ("chunks", "bm25", ...) and is checked on reading.
-  BinaryWriter(std::string_view kind, std::uint32_t version);
+  /// Starts `path` (written atomically: it appears whole at commit()). `kind` names the content
+  /// ("chunks", "bm25", ...) and is checked on reading, with `version`.
+  BinaryWriter(const std::filesystem::path& path, std::string_view kind, std::uint32_t version);
+  ~BinaryWriter();
+  BinaryWriter(const BinaryWriter&) = delete;
+  BinaryWriter& operator=(const BinaryWriter&) = delete;
 
-  void u32(std::uint32_t v) { raw(&v, sizeof v); }
-  void u64(std::uint64_t v) { raw(&v, sizeof v); }
-  void f64(double v) { raw(&v, sizeof v); }
-  void str(std::string_view s) {
-    u64(s.size());
-    raw(s.data(), s.size());
-  }
+  /// A section holding `values`.
   template <class T>
-  void array(std::span<const T> values) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    u64(values.size());
-    raw(values.data(), values.size_bytes());
+  void section(std::span<const T> values) {
+    begin_section();
+    append(values);
+    end_section();
   }
-
-  /// Writes the file atomically (see write_file_atomically).
-  void save(const std::filesystem::path& path) const;
+  void section(std::string_view bytes) {
+    begin_section();
+    append(bytes);
+    end_section();
+  }
+  /// A section written in pieces, for data too big to gather first.
+  void begin_section();
+  void append(std::string_view bytes);
+  template <class T>
+  void append(std::span<const T> values) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    append(std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+  }
+  void end_section();
+  /// Writes the table and the footer and puts the file in place.
+  void commit();
 
  private:
-  void raw(const void* data, std::size_t size) { payload_.append(static_cast<const char*>(data), size); }
-  std::string kind_;
-  std::uint32_t version_;
-  std::string payload_;
+  void write(std::string_view bytes);
+
+  AtomicFile file_;
+  struct FreeState {
+    void operator()(XXH3_state_s* state) const;
+  };
+  std::unique_ptr<XXH3_state_s, FreeState> checksum_;
+  std::vector<std::uint64_t> table_;  // offset and size of each section
+  bool in_section_ = false;
 };
 
 class BinaryReader {
  public:
-  /// Reads and verifies the whole file. Throws rag::Error when it is missing, of another kind
-  /// or version, truncated, or fails its checksum.
+  /// Maps the file and checks its header, footer and table. Throws rag::Error when it is missing,
+  /// truncated, of another kind or format version, or its structure is damaged.
   BinaryReader(const std::filesystem::path& path, std::string_view kind, std::uint32_t version);
 
-  std::uint32_t u32() { return value<std::uint32_t>(); }
-  std::uint64_t u64() { return value<std::uint64_t>(); }
-  double f64() { return value<double>(); }
-  std::string str() {
-    const std::size_t n = size_checked(u64(), 1);
-    std::string s(payload_.substr(position_, n));
-    position_ += n;
-    return s;
-  }
+  std::size_t section_count() const { return table_.size() / 2; }
+  std::string_view bytes(std::size_t section) const;
+  /// Section `section` as an array; throws when its size is not a whole number of values.
   template <class T>
-  std::vector<T> array() {
-    static_assert(std::is_trivially_copyable_v<T>);
-    const std::size_t n = size_checked(u64(), sizeof(T));
-    std::vector<T> values(n);
-    if (n) std::memcpy(values.data(), payload_.data() + position_, n * sizeof(T));
-    position_ += n * sizeof(T);
-    return values;
+  std::span<const T> array(std::size_t section) const {
+    static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 8);
+    const std::string_view b = bytes(section);
+    if (b.size() % sizeof(T) != 0) damaged("is inconsistent");
+    return {reinterpret_cast<const T*>(b.data()), b.size() / sizeof(T)};
   }
-  /// Throws unless every byte of the payload was read.
-  void expect_end() const;
-
- private:
-  template <class T>
-  T value() {
-    size_checked(1, sizeof(T));
-    T v;
-    std::memcpy(&v, payload_.data() + position_, sizeof(T));
-    position_ += sizeof(T);
-    return v;
-  }
-  std::size_t size_checked(std::uint64_t count, std::size_t element_size) const;
+  /// Compares the checksum with the file's bytes (reads all of them). Throws rag::Error when
+  /// they differ.
+  void verify() const;
+  const std::filesystem::path& path() const { return file_.path(); }
+  /// Throws "<path> <what>: the index is damaged; run `rag index` to rebuild it".
   [[noreturn]] void damaged(const std::string& what) const;
 
-  std::filesystem::path path_;
-  std::string content_;
-  std::string_view payload_;
-  std::size_t position_ = 0;
+ private:
+  MappedFile file_;
+  std::span<const std::uint64_t> table_;
+  std::uint64_t checksum_ = 0;
+  std::size_t checked_bytes_ = 0;  // what the checksum covers
 };
+
+/// Checks the structure and the checksum of any file BinaryWriter wrote, whatever its kind;
+/// other files are left alone. Throws rag::Error when it is damaged.
+void verify_binary_file(const std::filesystem::path& path);
 
 }  // namespace rag

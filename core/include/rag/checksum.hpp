@@ -25,6 +25,7 @@ class Digest {
   Digest& add(std::uint64_t value);
   /// 16 lowercase hex digits.
   std::string hex() const;
+  std::uint64_t value() const;
 
  private:
   struct Free {

@@ -49,11 +49,11 @@ struct ContextConfig {
 
 class ContextAssembler {
  public:
-  /// `chunks` is the index's chunk store and must outlive the assembler. Source files are read
+  /// `chunks` is the index's (or a list's) and must outlive the assembler. Source files are read
   /// at their `file_path` below `base` (the pipeline's base folder: results name files relative
   /// to it) to merge spans across a gap and to rebuild parents exactly; a file that no longer
   /// matches its chunks is not trusted, and the chunk store alone is used.
-  ContextAssembler(ContextConfig config, ChunkList chunks, std::filesystem::path base);
+  ContextAssembler(ContextConfig config, const ChunkSource& chunks, std::filesystem::path base);
 
   /// The request for `question` from retrieval hits, best first.
   GenerationRequest assemble(const std::string& question, const std::vector<Hit>& hits) const;
@@ -72,10 +72,8 @@ class ContextAssembler {
   GenerationRequest assemble(const std::string& question, std::vector<Passage> passages) const;
 
   ContextConfig config_;
-  ChunkList chunks_;
+  const ChunkSource& chunks_;
   std::filesystem::path base_;
-  // Chunk ids of each file, in file order.
-  std::unordered_map<std::string_view, std::vector<std::uint32_t>> by_file_;
 };
 
 /// `text` with each {name} replaced by its value in `values`; {{ and }} give braces. Throws

@@ -34,25 +34,24 @@ CorpusListing list_corpus(const Pipeline& pipeline);
 struct SourceRead {
   std::optional<SourceFile> file;  ///< nothing for files that are not text
   std::string why;                 ///< why not: NUL bytes (binary) or invalid UTF-8
-  std::string digest;              ///< of its bytes, to tell a changed file from a touched one
+  std::uint64_t digest = 0;        ///< of its bytes, to tell a changed file from a touched one
 };
 /// Reads a corpus file. Throws rag::Error when the file cannot be read.
 SourceRead read_source(const CorpusEntry& entry);
 
-/// What the corpus held when an index was built: every listed file with its size, time and
-/// content digest, sorted by path. Saved with the index.
+/// The digest of a file's bytes that tells a changed file from a touched one (never 0).
+std::uint64_t content_digest(std::string_view bytes);
+
+/// What the corpus held when an index was built: every file it took in, with its size, time and
+/// content digest, sorted by path.
 struct CorpusSnapshot {
   struct File {
     std::string relative_path;
     std::uint64_t size = 0;
     std::int64_t modified = 0;
-    std::string digest;  ///< empty for a file that could not be read
+    std::uint64_t digest = 0;  ///< 0 for a file that could not be read
   };
   std::vector<File> files;
-
-  void save(const std::filesystem::path& file) const;
-  /// Throws rag::Error when the file is missing or damaged.
-  static CorpusSnapshot load(const std::filesystem::path& file);
 };
 
 /// How a corpus differs from a snapshot, decided by content: a file whose size or time differs

@@ -62,6 +62,6 @@ struct Reachability {
   std::vector<Span> spans;  ///< every ground-truth span, in dataset order
 };
 
-Reachability reachability(const std::vector<Question>& dataset, ChunkList chunks);
+Reachability reachability(const std::vector<Question>& dataset, const ChunkSource& chunks);
 
 }  // namespace rag

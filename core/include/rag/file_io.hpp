@@ -1,6 +1,8 @@
 #pragma once
-// Reading and writing whole files. Every file the program writes goes through
-// write_file_atomically, so a crash or a full disk never leaves a half-written file behind.
+// Reading and writing files. Every file the program writes goes through AtomicFile (or
+// write_file_atomically), so a crash or a full disk never leaves a half-written file behind;
+// index files are read in place through MappedFile.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -10,10 +12,57 @@ namespace rag {
 /// The whole file, bytes as on disk. Throws rag::Error naming the file when it cannot be read.
 std::string read_file(const std::filesystem::path& path);
 
-/// Writes `content` to a temporary file beside `path`, flushes it to disk and renames it over
-/// `path`. Throws rag::Error (and leaves `path` as it was) on any failure, and when the folder
-/// of `path` does not exist.
+/// A file written under a temporary name beside `path` and renamed over `path` by commit(), after
+/// it is flushed to disk: readers see the old file or the whole new one. Destroyed without
+/// commit(), it removes the temporary file. Throws rag::Error naming `path` on any failure (a full
+/// disk says so), and when the folder of `path` does not exist.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::filesystem::path path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(std::string_view bytes);
+  /// Bytes written so far.
+  std::size_t size() const { return size_; }
+  void commit();
+
+ private:
+  void flush();
+  [[noreturn]] void fail(int error);
+  [[noreturn]] void throw_write_error(int error) const;
+
+  std::filesystem::path path_;
+  std::string temporary_;
+  int fd_ = -1;
+  std::string buffer_;
+  std::size_t size_ = 0;
+};
+
+/// Writes `content` to `path` through an AtomicFile.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+/// A file mapped read-only: its bytes are read in place, and only the pages touched are loaded,
+/// so opening costs the same whatever the size. The mapping outlives the file's removal.
+class MappedFile {
+ public:
+  /// Throws rag::Error naming the file when it cannot be opened or mapped.
+  explicit MappedFile(const std::filesystem::path& path);
+  ~MappedFile();
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::string_view bytes() const { return {data_, size_}; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 /// Creates `folder` and its parents when missing (a command's --save_directory). Throws
 /// rag::Error naming the folder when that fails.

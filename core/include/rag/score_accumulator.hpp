@@ -39,8 +39,9 @@ class ScoreAccumulator {
   const std::vector<std::uint32_t>& touched() const { return touched_; }
   double score(std::uint32_t chunk) const { return scratch_->scores[chunk]; }
 
-  /// The `k` best chunks that received any score, best first; ties go to the lower chunk id.
-  std::vector<Hit> top(std::size_t k) const;
+  /// The `k` best chunks that received any score, best first; equal scores in `order`'s order
+  /// (SegmentList::before), or by chunk id without one.
+  std::vector<Hit> top(std::size_t k, const SegmentList* order = nullptr) const;
 
   struct Scratch {
     std::vector<double> scores;

@@ -57,7 +57,6 @@ class ServedPipeline {
     explicit Generation(PipelineStages& stages);
     Index index;
     ContextAssembler assembler;
-    std::unordered_set<std::string_view> files;  ///< the files of the index, as it names them
   };
 
   /// Makes the pipeline's plugins and stages and opens its index. Throws rag::Error as `rag

@@ -39,8 +39,8 @@ class SourceFiles {
     return it->second.get();
   }
   // The file of `chunk` when its text is still what the chunk holds.
-  const SourceFile* matching(const Chunk& chunk) {
-    const SourceFile* file = get(chunk.file_path);
+  const SourceFile* matching(const ChunkView& chunk) {
+    const SourceFile* file = get(std::string(chunk.file_path));
     if (file == nullptr || chunk.last_byte > file->text().size() ||
         file->slice({chunk.first_byte, chunk.last_byte}) != chunk.text)
       return nullptr;
@@ -91,15 +91,15 @@ void merge_into(Chunk& into, const Chunk& next, const SourceFile* file) {
 
 // The text of consecutive chunks of one file: the file's slice when it matches them all, else
 // their texts joined, overlaps removed and gaps marked by a line break.
-std::string join_chunks(const std::vector<const Chunk*>& run, SourceFiles& files) {
-  const SourceFile* file = files.matching(*run.front());
-  for (const Chunk* c : run)
-    if (file != nullptr && files.matching(*c) != file) file = nullptr;
-  if (file != nullptr) return std::string(file->slice({run.front()->first_byte, run.back()->last_byte}));
-  std::string text = run.front()->text;
-  std::size_t end = run.front()->last_byte;
+std::string join_chunks(const std::vector<ChunkView>& run, SourceFiles& files) {
+  const SourceFile* file = files.matching(run.front());
+  for (const ChunkView& c : run)
+    if (file != nullptr && files.matching(c) != file) file = nullptr;
+  if (file != nullptr) return std::string(file->slice({run.front().first_byte, run.back().last_byte}));
+  std::string text(run.front().text);
+  std::size_t end = run.front().last_byte;
   for (std::size_t i = 1; i < run.size(); ++i) {
-    const Chunk& c = *run[i];
+    const ChunkView& c = run[i];
     if (c.last_byte <= end) continue;
     if (c.first_byte >= end) {
       if (c.first_byte > end) text += '\n';
@@ -156,23 +156,16 @@ ContextConfig ContextConfig::from_options(Options& options) {
   return c;
 }
 
-ContextAssembler::ContextAssembler(ContextConfig config, ChunkList chunks, std::filesystem::path base)
-    : config_(std::move(config)), chunks_(chunks), base_(std::move(base)) {
-  for (std::uint32_t id = 0; id < chunks_.size(); ++id) by_file_[chunks_[id].file_path].push_back(id);
-  for (auto& [file, ids] : by_file_)
-    std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return chunks_[a].first_byte != chunks_[b].first_byte ? chunks_[a].first_byte < chunks_[b].first_byte
-                                                            : chunks_[a].last_byte < chunks_[b].last_byte;
-    });
-}
+ContextAssembler::ContextAssembler(ContextConfig config, const ChunkSource& chunks, std::filesystem::path base)
+    : config_(std::move(config)), chunks_(chunks), base_(std::move(base)) {}
 
 GenerationRequest ContextAssembler::assemble(const std::string& question, const std::vector<Hit>& hits) const {
   std::vector<Passage> passages;
   for (std::size_t i = 0; i < hits.size(); ++i) {
-    if (hits[i].chunk >= chunks_.size())
+    if (hits[i].chunk >= chunks_.id_limit())
       throw Error("a retrieval hit names chunk " + std::to_string(hits[i].chunk) + " but the index has " +
-                  std::to_string(chunks_.size()) + " chunks");
-    passages.push_back({chunks_[hits[i].chunk], hits[i].score, i + 1});
+                  std::to_string(chunks_.id_limit()) + " chunk ids");
+    passages.push_back({owned(chunks_.chunk(hits[i].chunk)), hits[i].score, i + 1});
   }
   return assemble(question, std::move(passages));
 }
@@ -184,13 +177,13 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, const 
     const SourceSpan& span = spans[i];
     Passage p{{}, 0, i + 1};
     bool found = false;
-    if (const auto it = by_file_.find(span.file_path); it != by_file_.end())
-      for (const std::uint32_t id : it->second)
-        if (chunks_[id].first_char == span.first && chunks_[id].last_char == span.last) {
-          p.chunk = chunks_[id];
-          found = true;
-          break;
-        }
+    const std::vector<std::uint32_t> of_file = chunks_.chunks_of(span.file_path);
+    for (const std::uint32_t id : of_file)
+      if (const ChunkView c = chunks_.chunk(id); c.first_char == span.first && c.last_char == span.last) {
+        p.chunk = owned(c);
+        found = true;
+        break;
+      }
     if (!found) {
       const SourceFile* file = files.get(span.file_path);
       if (file == nullptr)
@@ -211,7 +204,7 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, const 
       p.chunk.last_line = last_byte > first_byte ? file->line_of(last_byte - 1) : p.chunk.first_line;
       p.chunk.text = std::string(file->slice({first_byte, last_byte}));
       // The kind decides how a generator reads the text: take that of a chunk of the same file.
-      if (const auto it = by_file_.find(span.file_path); it != by_file_.end()) p.chunk.kind = chunks_[it->second[0]].kind;
+      if (!of_file.empty()) p.chunk.kind = chunks_.chunk(of_file.front()).kind;
     }
     passages.push_back(std::move(p));
   }
@@ -244,8 +237,8 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
         bool join = next.chunk.first_byte <= current.chunk.last_byte;
         if (!join) {
           // Adjacent when only whitespace lies between, which only the file can tell.
-          file = files.matching(next.chunk);
-          join = file != nullptr && files.matching(current.chunk) == file &&
+          file = files.matching(next.chunk.view());
+          join = file != nullptr && files.matching(current.chunk.view()) == file &&
                  is_blank(file->slice({current.chunk.last_byte, next.chunk.first_byte}));
         }
         if (!join) {
@@ -307,33 +300,33 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
   for (std::size_t i = 0; i < request.evidence.size() && i < config_.parent_sources; ++i) {
     const Evidence& e = request.evidence[i];
     const std::string_view separator = level_separator(e.kind);
-    const auto file_chunks = by_file_.find(e.file_path);
-    if (separator.empty() || file_chunks == by_file_.end()) continue;
+    if (separator.empty()) continue;
+    const std::vector<std::uint32_t> file_chunks = chunks_.chunks_of(e.file_path);
     std::string level = e.section;
-    while (!level.empty()) {
-      const auto belongs = [&](const Chunk& c) {
+    while (!level.empty() && !file_chunks.empty()) {
+      const auto belongs = [&](const ChunkView& c) {
         return c.section == level || (c.section.size() > level.size() + separator.size() &&
                                       c.section.compare(0, level.size(), level) == 0 &&
                                       c.section.compare(level.size(), separator.size(), separator) == 0);
       };
       // The run of consecutive chunks that belong to `level` and reach into the source.
-      std::vector<const Chunk*> run;
+      std::vector<ChunkView> run;
       bool reaches = false;
-      for (const std::uint32_t id : file_chunks->second) {
-        const Chunk& c = chunks_[id];
+      for (const std::uint32_t id : file_chunks) {
+        const ChunkView c = chunks_.chunk(id);
         if (c.kind != e.kind) continue;  // another chunking of the same file
         if (!belongs(c)) {
           if (reaches) break;
           run.clear();
           continue;
         }
-        run.push_back(&c);
+        run.push_back(c);
         reaches = reaches || (c.first_char < e.last_char && c.last_char > e.first_char);
       }
       if (!reaches || run.empty()) break;
-      const std::size_t first = run.front()->first_char;
-      const Chunk& last_chunk = **std::max_element(run.begin(), run.end(), [](const Chunk* a, const Chunk* b) {
-        return a->last_char < b->last_char;
+      const std::size_t first = run.front().first_char;
+      const ChunkView& last_chunk = *std::max_element(run.begin(), run.end(), [](const ChunkView& a, const ChunkView& b) {
+        return a.last_char < b.last_char;
       });
       const std::size_t last = last_chunk.last_char;
       if (first >= e.first_char && last <= e.last_char) {
@@ -350,7 +343,7 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
       parent.file_path = e.file_path;
       parent.first_char = first;
       parent.last_char = last;
-      parent.first_line = run.front()->first_line;
+      parent.first_line = run.front().first_line;
       parent.last_line = last_chunk.last_line;
       parent.kind = e.kind;
       parent.section = level;

@@ -76,9 +76,7 @@ Evaluation evaluate(const std::vector<Question>& dataset, const ResultsFile& res
   return e;
 }
 
-Reachability reachability(const std::vector<Question>& dataset, ChunkList chunks) {
-  std::unordered_map<std::string_view, std::vector<const Chunk*>> by_file;
-  for (const Chunk& c : chunks) by_file[c.file_path].push_back(&c);
+Reachability reachability(const std::vector<Question>& dataset, const ChunkSource& chunks) {
   Reachability out;
   double recall_sum = 0;
   for (const Question& q : dataset) {
@@ -86,13 +84,12 @@ Reachability reachability(const std::vector<Question>& dataset, ChunkList chunks
     QuestionOutcome outcome{q.id, q.text, {}, 0};
     for (const SourceSpan& truth : q.sources) {
       double best = 0;
-      if (const auto it = by_file.find(truth.file_path); it != by_file.end()) {
-        SourceSpan candidate{truth.file_path, 0, 0};
-        for (const Chunk* c : it->second) {
-          candidate.first = c->first_char;
-          candidate.last = c->last_char;
-          best = std::max(best, span_iou(truth, candidate));
-        }
+      SourceSpan candidate{truth.file_path, 0, 0};
+      for (const std::uint32_t id : chunks.chunks_of(truth.file_path)) {
+        const ChunkView c = chunks.chunk(id);
+        candidate.first = c.first_char;
+        candidate.last = c.last_char;
+        best = std::max(best, span_iou(truth, candidate));
       }
       outcome.found_at.push_back(best > kIouThreshold ? 1 : 0);
       out.spans.push_back({q.id, truth, best});

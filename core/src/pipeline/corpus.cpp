@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "rag/binary_file.hpp"
 #include "rag/checksum.hpp"
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
@@ -67,10 +66,6 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
 
 namespace {
 
-std::string content_digest(std::string_view bytes) { return Digest().add(bytes).hex(); }
-
-constexpr std::uint32_t kSnapshotFormat = 1;
-
 // "3 changed (a, b, c, ...)": nothing for an empty list.
 std::string describe_list(const std::vector<std::string>& paths, const char* what, std::size_t shown) {
   if (paths.empty()) return "";
@@ -80,6 +75,8 @@ std::string describe_list(const std::vector<std::string>& paths, const char* wha
 }
 
 }  // namespace
+
+std::uint64_t content_digest(std::string_view bytes) { return std::max<std::uint64_t>(1, Digest().add(bytes).value()); }
 
 SourceRead read_source(const CorpusEntry& entry) {
   SourceRead read;
@@ -93,42 +90,6 @@ SourceRead read_source(const CorpusEntry& entry) {
     read.file.emplace(entry.name, entry.relative_path, std::move(text));
   }
   return read;
-}
-
-void CorpusSnapshot::save(const fs::path& file) const {
-  std::vector<std::uint64_t> sizes;
-  std::vector<std::int64_t> times;
-  BinaryWriter out("corpus", kSnapshotFormat);
-  out.u64(files.size());
-  for (const auto& f : files) {
-    out.str(f.relative_path);
-    out.str(f.digest);
-    sizes.push_back(f.size);
-    times.push_back(f.modified);
-  }
-  out.array<std::uint64_t>(sizes);
-  out.array<std::int64_t>(times);
-  out.save(file);
-}
-
-CorpusSnapshot CorpusSnapshot::load(const fs::path& file) {
-  BinaryReader in(file, "corpus", kSnapshotFormat);
-  CorpusSnapshot snapshot;
-  snapshot.files.resize(in.u64());
-  for (auto& f : snapshot.files) {
-    f.relative_path = in.str();
-    f.digest = in.str();
-  }
-  const auto sizes = in.array<std::uint64_t>();
-  const auto times = in.array<std::int64_t>();
-  in.expect_end();
-  if (sizes.size() != snapshot.files.size() || times.size() != snapshot.files.size())
-    throw Error(file.string() + " is inconsistent: the index is damaged; run `rag index` to rebuild it");
-  for (std::size_t i = 0; i < snapshot.files.size(); ++i) {
-    snapshot.files[i].size = sizes[i];
-    snapshot.files[i].modified = times[i];
-  }
-  return snapshot;
 }
 
 std::string CorpusChanges::describe(std::size_t shown) const {
@@ -151,7 +112,7 @@ CorpusChanges compare_corpus(const CorpusSnapshot& snapshot, const CorpusListing
       changes.added.push_back((current++)->relative_path);
     } else {
       bool same = then->size == current->size && then->modified == current->modified;
-      if (!same && then->size == current->size && !then->digest.empty()) {
+      if (!same && then->size == current->size && then->digest != 0) {
         try {
           same = content_digest(read_file(current->path)) == then->digest;
         } catch (const Error&) {

@@ -37,14 +37,17 @@ class HeldChunker final : public Chunker, Held<Chunker> {
 class HeldRetriever final : public Retriever, Held<Retriever> {
  public:
   using Held::Held;
-  void build(ChunkList chunks) override {
-    call("build", [&] { object_->build(chunks); });
+  void build(const SegmentChunks& chunks, const std::filesystem::path& dir) override {
+    call("build", [&] { object_->build(chunks, dir); });
   }
-  void save(const std::filesystem::path& dir) const override {
-    call("save", [&] { object_->save(dir); });
+  bool updatable() const override {
+    return call("updatable", [&] { return object_->updatable(); });
   }
-  void load(const std::filesystem::path& dir, ChunkList chunks) override {
-    call("load", [&] { object_->load(dir, chunks); });
+  void merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) override {
+    call("merge", [&] { object_->merge(sources, merged, dir); });
+  }
+  void open(const SegmentList& segments) override {
+    call("open", [&] { object_->open(segments); });
   }
   std::vector<Hit> search(std::string_view query, std::size_t k) const override {
     return call("search", [&] { return object_->search(query, k); });

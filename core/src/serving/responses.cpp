@@ -8,7 +8,7 @@ using json = nlohmann::ordered_json;
 json search_response(const Index& index, const std::string& query, const std::vector<Hit>& hits, double search_ms) {
   json chunks = json::array();
   for (const Hit& h : hits) {
-    const Chunk& c = index.chunks()[h.chunk];
+    const ChunkView c = index.chunk(h.chunk);
     json item = {{"chunk_id", h.chunk},
                  {"file_path", c.file_path},
                  {"first_character_index", c.first_char},
@@ -24,7 +24,7 @@ json search_response(const Index& index, const std::string& query, const std::ve
   return {{"query", query},
           {"retrieved_chunks", std::move(chunks)},
           {"strategy", index.strategy()},
-          {"metrics", {{"search_time_ms", search_ms}, {"total_chunks", index.chunks().size()}}}};
+          {"metrics", {{"search_time_ms", search_ms}, {"total_chunks", index.chunk_count()}}}};
 }
 
 json evidence_json(const Evidence& e) {

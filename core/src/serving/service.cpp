@@ -5,6 +5,7 @@
 
 #include "rag/answering.hpp"
 #include "rag/chat_messages.hpp"
+#include "rag/corpus.hpp"
 #include "rag/file_io.hpp"
 #include "rag/responses.hpp"
 #include "rag/source_file.hpp"
@@ -17,9 +18,7 @@ using json = nlohmann::ordered_json;
 // --- ServedPipeline ----------------------------------------------------------------------------
 
 ServedPipeline::Generation::Generation(PipelineStages& stages)
-    : index(stages), assembler(stages.context(), index.chunks(), stages.pipeline().base) {
-  for (const Chunk& c : index.chunks()) files.insert(c.file_path);
-}
+    : index(stages), assembler(stages.context(), index, stages.pipeline().base) {}
 
 ServedPipeline::ServedPipeline(Pipeline pipeline)
     : pipeline_(std::move(pipeline)),
@@ -158,7 +157,7 @@ json Service::pipelines_json() const {
     const IndexState state = inspect_index(p);
     json index = {{"state", state.kind == IndexState::Kind::current ? "current" : "stale"},
                   {"generation", generation->index.generation()},
-                  {"chunks", generation->index.chunks().size()},
+                  {"chunks", generation->index.chunk_count()},
                   {"built_at", generation->index.manifest().value("built_at", "")}};
     if (state.kind != IndexState::Kind::current) index["why"] = state.why;
     list.push_back({{"name", p.name},
@@ -244,23 +243,24 @@ json Service::source(std::string_view name, std::optional<long long> chunk, cons
                      std::optional<long long> first, std::optional<long long> last, long long context) {
   ServedPipeline& served = pipeline(name);
   const auto generation = served.current();
-  const ChunkList chunks = generation->index.chunks();
+  const Index& index = generation->index;
   if (context < 0 || static_cast<unsigned long long>(context) > limits_.max_source_context)
     throw RequestError(400, "context must be between 0 and " + std::to_string(limits_.max_source_context) + " lines");
   std::string file_path;
   std::size_t first_char = 0, last_char = 0;
   if (chunk) {
-    if (*chunk < 0 || static_cast<unsigned long long>(*chunk) >= chunks.size())
-      throw RequestError(404, "no chunk " + std::to_string(*chunk) + " in this index (it has " +
-                                  std::to_string(chunks.size()) + ")");
-    const Chunk& c = chunks[static_cast<std::size_t>(*chunk)];
+    if (*chunk < 0 || *chunk >= index.id_limit() || !index.is_live(static_cast<std::uint32_t>(*chunk)))
+      throw RequestError(404, "no chunk " + std::to_string(*chunk) + " in this index (ids go up to " +
+                                  std::to_string(index.id_limit()) + ")");
+    const ChunkView c = index.chunk(static_cast<std::uint32_t>(*chunk));
     file_path = c.file_path;
     first_char = c.first_char;
     last_char = c.last_char;
   } else {
     if (path.empty() || !first || !last) throw RequestError(400, "give chunk, or path with first and last");
     // Only a file the index names, as it names it: nothing else can be asked for.
-    if (!generation->files.count(path)) throw RequestError(404, "no file '" + path + "' in this index");
+    const auto indexed = index.file(path);
+    if (!indexed || indexed->chunk_count == 0) throw RequestError(404, "no file '" + path + "' in this index");
     if (*first < 0 || *last <= *first)
       throw RequestError(400, "first and last must be code points with first before last, got " + std::to_string(*first) +
                                   " and " + std::to_string(*last));
@@ -289,13 +289,9 @@ json Service::source(std::string_view name, std::optional<long long> chunk, cons
                                 std::to_string(length) + " code points)");
   const std::size_t first_byte = file.byte_offset(first_char), last_byte = file.byte_offset(last_char);
   const auto [first_line, last_line] = file.lines_of({first_byte, last_byte});
-  // Changed since indexing when a chunk of the file no longer matches the text at its bytes.
-  bool changed = false;
-  for (const Chunk& c : chunks)
-    if (c.file_path == file_path && c.first_char < last_char && c.last_char > first_char) {
-      changed = changed || c.last_byte > file.text().size() || file.slice({c.first_byte, c.last_byte}) != c.text;
-      if (changed) break;
-    }
+  // Changed since indexing when its bytes are no longer those indexed.
+  const auto indexed = index.file(file_path);
+  const bool changed = !indexed || content_digest(file.text()) != indexed->digest;
   const auto from = static_cast<std::size_t>(std::max<long long>(1, static_cast<long long>(first_line) - context));
   const std::size_t to = last_line + static_cast<std::size_t>(context);
   json lines = json::array();

@@ -38,6 +38,8 @@ Digest& Digest::add(std::uint64_t value) {
   return add(std::string_view(reinterpret_cast<const char*>(&value), sizeof value));
 }
 
+std::uint64_t Digest::value() const { return XXH3_64bits_digest(state_.get()); }
+
 std::string Digest::hex() const {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(XXH3_64bits_digest(state_.get())));

@@ -1,16 +1,25 @@
 #include "rag/file_io.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <utility>
 
 #include "rag/error.hpp"
 
 namespace rag {
+namespace {
+
+// Written in pieces of this size: a big index file never sits whole in memory.
+constexpr std::size_t kWriteBuffer = 1 << 20;
+
+}  // namespace
 
 std::string read_file(const std::filesystem::path& path) {
   std::error_code ec;
@@ -35,39 +44,118 @@ void create_folder(const std::filesystem::path& folder) {
   if (ec) throw Error(folder.string() + ": cannot create folder (" + ec.message() + "); choose a folder you can write to");
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
   std::error_code ec;
-  const auto parent = path.parent_path();
+  const auto parent = path_.parent_path();
   // A mistyped folder is not made silently: the file would land where nobody looks.
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
     throw Error(parent.string() + (std::filesystem::exists(parent, ec) ? ": not a folder" : ": no such folder") +
-                "; create it first, or write " + path.filename().string() + " elsewhere");
+                "; create it first, or write " + path_.filename().string() + " elsewhere");
   std::random_device random;
-  const auto temporary = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(path.string() + ": cannot write (" + std::strerror(errno) + "); choose a folder you can write to");
-  const char* data = content.data();
-  std::size_t left = content.size();
-  int error = 0;
+  temporary_ = path_.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
+  fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw Error(path_.string() + ": cannot write (" + std::strerror(errno) + "); choose a folder you can write to");
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(temporary_.c_str());
+  }
+}
+
+void AtomicFile::write(std::string_view bytes) {
+  size_ += bytes.size();
+  if (buffer_.size() + bytes.size() > kWriteBuffer) flush();
+  if (bytes.size() >= kWriteBuffer) {
+    buffer_ = bytes;  // one big piece goes out as it is
+    flush();
+  } else {
+    buffer_ += bytes;
+  }
+}
+
+void AtomicFile::flush() {
+  const char* data = buffer_.data();
+  std::size_t left = buffer_.size();
   while (left > 0) {
-    const ssize_t written = ::write(fd, data, left);
+    const ssize_t written = ::write(fd_, data, left);
     if (written < 0) {
       if (errno == EINTR) continue;
-      error = errno;
-      break;
+      fail(errno);
     }
     data += written;
     left -= static_cast<std::size_t>(written);
   }
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(temporary.c_str());
-    const bool full = error == ENOSPC || error == EDQUOT || error == EFBIG;
-    throw Error(path.string() + ": cannot write (" + std::strerror(error) + ")" +
-                (full ? "; the disk is full or a file-size limit was reached: free some space and run again" : ""));
+  buffer_.clear();
+}
+
+void AtomicFile::commit() {
+  flush();
+  if (::fsync(fd_) != 0) fail(errno);
+  const int closed = ::close(std::exchange(fd_, -1));
+  if (closed != 0 || std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary_.c_str());
+    throw_write_error(error);
   }
+}
+
+void AtomicFile::fail(int error) {
+  ::close(std::exchange(fd_, -1));
+  ::unlink(temporary_.c_str());
+  throw_write_error(error);
+}
+
+void AtomicFile::throw_write_error(int error) const {
+  const bool full = error == ENOSPC || error == EDQUOT || error == EFBIG;
+  throw Error(path_.string() + ": cannot write (" + std::strerror(error) + ")" +
+              (full ? "; the disk is full or a file-size limit was reached: free some space and run again" : ""));
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
+}
+
+MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(fd);
+    throw Error(path.string() + ": not a regular file");
+  }
+  size_ = static_cast<std::size_t>(status.st_size);
+  if (size_ > 0) {
+    void* map = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+      const int error = errno;
+      ::close(fd);
+      throw Error(path.string() + ": cannot map (" + std::strerror(error) + ")");
+    }
+    data_ = static_cast<const char*>(map);
+  }
+  ::close(fd);  // the mapping keeps the file
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : path_(std::move(other.path_)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+    path_ = std::move(other.path_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
 }
 
 }  // namespace rag

@@ -4,10 +4,19 @@
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <queue>
 #include <unordered_map>
 
 namespace rag {
+namespace {
+
+enum Section : std::size_t { kTerms, kTermOffsets, kPostingOffsets, kPostingChunks, kPostingFrequencies, kLengths, kAnalyzers, kTotals };
+
+constexpr std::uint32_t kGone = std::numeric_limits<std::uint32_t>::max();
+
+}  // namespace
 
 IndexedFields IndexedFields::from_options(Options& options) {
   IndexedFields f;
@@ -16,46 +25,37 @@ IndexedFields IndexedFields::from_options(Options& options) {
   return f;
 }
 
-void InvertedIndex::build(ChunkList chunks, const AnalyzerSet& analyzers, IndexedFields fields) {
+void InvertedIndex::write(const SegmentChunks& chunks, const AnalyzerSet& analyzers, IndexedFields fields,
+                          BinaryWriter& out) {
   const std::size_t n = chunks.size();
   // Per chunk: its distinct terms with their frequencies.
   std::vector<std::vector<std::pair<std::string, std::uint32_t>>> counted(n);
-  lengths_.assign(n, 0);
-  analyzer_of_.assign(n, 0);
-  // The folders every chunk shares ("data/raw/vllm-0.10.1/") say nothing about any chunk and
-  // would put every chunk in the postings of their words: the path is indexed below them.
-  std::size_t common = n ? chunks[0].file_path.size() : 0;
-  for (const Chunk& c : chunks) {
-    common = std::min(common, c.file_path.size());
-    for (std::size_t i = 0; i < common; ++i)
-      if (c.file_path[i] != chunks[0].file_path[i]) common = i;
-  }
-  const std::size_t prefix = n ? chunks[0].file_path.rfind('/', common == 0 ? 0 : common - 1) + 1 : 0;
+  std::vector<std::uint32_t> lengths(n, 0), analyzer_of(n, 0);
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-    const Chunk& c = chunks[i];
-    analyzer_of_[i] = analyzers.id_for_kind(c.kind);
-    const Analyzer& analyzer = *analyzers.analyzers()[analyzer_of_[i]];
+    const ChunkView c = chunks.chunk(static_cast<std::uint32_t>(i));
+    analyzer_of[i] = analyzers.id_for_kind(c.kind);
+    const Analyzer& analyzer = *analyzers.analyzers()[analyzer_of[i]];
     std::vector<std::string> terms;
     analyzer.analyze(c.text, terms);
-    if (fields.path) analyzer.analyze(std::string_view(c.file_path).substr(prefix), terms);
+    if (fields.path) analyzer.analyze(c.relative_path, terms);
     if (fields.section) analyzer.analyze(c.section, terms);
-    lengths_[i] = static_cast<std::uint32_t>(terms.size());
+    lengths[i] = static_cast<std::uint32_t>(terms.size());
     counted[i] = count_terms(std::move(terms));
   });
 
-  // The vocabulary, sorted so that a lookup is a binary search and loading needs no hashing.
+  // The vocabulary, sorted so that a lookup is a binary search and opening needs no hashing.
   std::unordered_map<std::string_view, std::uint32_t> ids;
   std::vector<std::string_view> vocabulary;
   for (const auto& doc : counted)
     for (const auto& [term, tf] : doc)
       if (ids.emplace(term, 0).second) vocabulary.push_back(term);
   tbb::parallel_sort(vocabulary.begin(), vocabulary.end());
-  terms_.clear();
-  term_offsets_.assign(1, 0);
+  std::string terms;
+  std::vector<std::uint64_t> term_offsets(1, 0);
   for (std::size_t i = 0; i < vocabulary.size(); ++i) {
     ids[vocabulary[i]] = static_cast<std::uint32_t>(i);
-    terms_ += vocabulary[i];
-    term_offsets_.push_back(terms_.size());
+    terms += vocabulary[i];
+    term_offsets.push_back(terms.size());
   }
 
   // Each chunk's terms as ids, in parallel (the map is only read now), then postings by
@@ -69,53 +69,128 @@ void InvertedIndex::build(ChunkList chunks, const AnalyzerSet& analyzers, Indexe
   for (const auto& doc : term_ids)
     for (const std::uint32_t id : doc) ++counts[id + 1];
   std::partial_sum(counts.begin(), counts.end(), counts.begin());
-  posting_offsets_ = counts;
-  posting_chunks_.assign(counts.back(), 0);
-  posting_frequencies_.assign(counts.back(), 0);
+  const std::vector<std::uint64_t> posting_offsets = counts;
+  std::vector<std::uint32_t> posting_chunks(counts.back()), posting_frequencies(counts.back());
   for (std::size_t d = 0; d < n; ++d)
     for (std::size_t t = 0; t < term_ids[d].size(); ++t) {
       const std::uint64_t at = counts[term_ids[d][t]]++;
-      posting_chunks_[at] = static_cast<std::uint32_t>(d);
-      posting_frequencies_[at] = counted[d][t].second;
+      posting_chunks[at] = static_cast<std::uint32_t>(d);
+      posting_frequencies[at] = counted[d][t].second;
     }
-  const double total = std::accumulate(lengths_.begin(), lengths_.end(), 0.0);
-  average_length_ = n ? total / static_cast<double>(n) : 0.0;
+  const std::uint64_t total = std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0});
+  out.section(terms);
+  out.section<std::uint64_t>(term_offsets);
+  out.section<std::uint64_t>(posting_offsets);
+  out.section<std::uint32_t>(posting_chunks);
+  out.section<std::uint32_t>(posting_frequencies);
+  out.section<std::uint32_t>(lengths);
+  out.section<std::uint32_t>(analyzer_of);
+  out.section<std::uint64_t>(std::span<const std::uint64_t>(&total, 1));
 }
 
-void InvertedIndex::save(BinaryWriter& out) const {
-  out.str(terms_);
-  out.array<std::uint64_t>(term_offsets_);
-  out.array<std::uint64_t>(posting_offsets_);
-  out.array<std::uint32_t>(posting_chunks_);
-  out.array<std::uint32_t>(posting_frequencies_);
-  out.array<std::uint32_t>(lengths_);
-  out.array<std::uint32_t>(analyzer_of_);
+void InvertedIndex::merge(const SegmentList& sources, std::span<const InvertedIndex* const> indexes, BinaryWriter& out) {
+  const std::span<const Segment> segments = sources.segments();
+  // The new id of every chunk kept, kGone for removed ones; lengths and analyzers of those kept.
+  std::vector<std::vector<std::uint32_t>> new_id(segments.size());
+  std::vector<std::uint32_t> lengths, analyzer_of;
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    const InvertedIndex& index = *indexes[s];
+    new_id[s].resize(index.chunk_count());
+    for (std::uint32_t c = 0; c < index.chunk_count(); ++c) {
+      if (segments[s].is_removed(c)) {
+        new_id[s][c] = kGone;
+        continue;
+      }
+      new_id[s][c] = static_cast<std::uint32_t>(lengths.size());
+      lengths.push_back(index.length(c));
+      analyzer_of.push_back(index.analyzer_of(c));
+    }
+  }
+  // The union of the vocabularies in order (a k-way merge), each merged term with its id in
+  // every source that has it; terms left with no chunk are dropped, as a new build would.
+  struct Entry {
+    std::string_view term;
+    std::size_t source;
+    std::uint32_t id;
+    bool operator>(const Entry& other) const { return std::tie(term, source) > std::tie(other.term, other.source); }
+  };
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heads;
+  for (std::size_t s = 0; s < segments.size(); ++s)
+    if (indexes[s]->term_count() > 0) heads.push({indexes[s]->term(0), s, 0});
+  std::string terms;
+  std::vector<std::uint64_t> term_offsets(1, 0), posting_offsets(1, 0);
+  std::vector<std::vector<std::pair<std::size_t, std::uint32_t>>> sources_of;  // per merged term
+  while (!heads.empty()) {
+    const std::string_view term = heads.top().term;
+    std::vector<std::pair<std::size_t, std::uint32_t>> found;
+    std::uint64_t live = 0;
+    while (!heads.empty() && heads.top().term == term) {
+      const Entry e = heads.top();
+      heads.pop();
+      found.emplace_back(e.source, e.id);
+      for (const std::uint32_t c : indexes[e.source]->postings_of(e.id).chunks) {
+        if (c >= new_id[e.source].size()) indexes[e.source]->damaged();
+        live += new_id[e.source][c] != kGone;
+      }
+      if (e.id + 1 < indexes[e.source]->term_count()) heads.push({indexes[e.source]->term(e.id + 1), e.source, e.id + 1});
+    }
+    if (live == 0) continue;
+    terms += term;
+    term_offsets.push_back(terms.size());
+    posting_offsets.push_back(posting_offsets.back() + live);
+    sources_of.push_back(std::move(found));
+  }
+  out.section(terms);
+  out.section<std::uint64_t>(term_offsets);
+  out.section<std::uint64_t>(posting_offsets);
+  // Postings in two passes, chunk ids then frequencies, so that neither is gathered whole.
+  for (const bool ids : {true, false}) {
+    out.begin_section();
+    std::vector<std::uint32_t> buffer;
+    for (const auto& found : sources_of) {
+      for (const auto& [s, id] : found) {
+        const Postings p = indexes[s]->postings_of(id);
+        for (std::size_t i = 0; i < p.chunks.size(); ++i)
+          if (const std::uint32_t c = new_id[s][p.chunks[i]]; c != kGone) buffer.push_back(ids ? c : p.frequencies[i]);
+      }
+      if (buffer.size() >= (1U << 16)) {
+        out.append<std::uint32_t>(buffer);
+        buffer.clear();
+      }
+    }
+    out.append<std::uint32_t>(buffer);
+    out.end_section();
+  }
+  const std::uint64_t total = std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0});
+  out.section<std::uint32_t>(lengths);
+  out.section<std::uint32_t>(analyzer_of);
+  out.section<std::uint64_t>(std::span<const std::uint64_t>(&total, 1));
 }
 
-void InvertedIndex::load(BinaryReader& in, std::size_t expected_chunks) {
-  terms_ = in.str();
-  term_offsets_ = in.array<std::uint64_t>();
-  posting_offsets_ = in.array<std::uint64_t>();
-  posting_chunks_ = in.array<std::uint32_t>();
-  posting_frequencies_ = in.array<std::uint32_t>();
-  lengths_ = in.array<std::uint32_t>();
-  analyzer_of_ = in.array<std::uint32_t>();
+InvertedIndex::InvertedIndex(const BinaryReader& in, std::size_t first, std::size_t chunks)
+    : in_(in),
+      terms_(in.bytes(first + kTerms)),
+      term_offsets_(in.array<std::uint64_t>(first + kTermOffsets)),
+      posting_offsets_(in.array<std::uint64_t>(first + kPostingOffsets)),
+      posting_chunks_(in.array<std::uint32_t>(first + kPostingChunks)),
+      posting_frequencies_(in.array<std::uint32_t>(first + kPostingFrequencies)),
+      lengths_(in.array<std::uint32_t>(first + kLengths)),
+      analyzer_of_(in.array<std::uint32_t>(first + kAnalyzers)) {
+  const auto totals = in.array<std::uint64_t>(first + kTotals);
+  // What can be checked without reading the postings: the rest is checked as it is read.
   const bool consistent = !term_offsets_.empty() && term_offsets_.back() == terms_.size() &&
                           posting_offsets_.size() == term_offsets_.size() &&
                           posting_offsets_.back() == posting_chunks_.size() &&
-                          posting_chunks_.size() == posting_frequencies_.size() && lengths_.size() == expected_chunks &&
-                          analyzer_of_.size() == expected_chunks &&
-                          std::is_sorted(term_offsets_.begin(), term_offsets_.end()) &&
-                          std::is_sorted(posting_offsets_.begin(), posting_offsets_.end()) &&
-                          std::all_of(posting_chunks_.begin(), posting_chunks_.end(),
-                                      [&](std::uint32_t c) { return c < expected_chunks; });
-  if (!consistent) throw Error("the inverted index does not match the chunks: the index is damaged; run `rag index`");
-  const double total = std::accumulate(lengths_.begin(), lengths_.end(), 0.0);
-  average_length_ = expected_chunks ? total / static_cast<double>(expected_chunks) : 0.0;
+                          posting_chunks_.size() == posting_frequencies_.size() && lengths_.size() == chunks &&
+                          analyzer_of_.size() == chunks && totals.size() == 1;
+  if (!consistent) in.damaged("does not match the chunks of its segment");
+  total_length_ = totals[0];
 }
 
 std::string_view InvertedIndex::term(std::size_t id) const {
-  return std::string_view(terms_).substr(term_offsets_[id], term_offsets_[id + 1] - term_offsets_[id]);
+  const std::uint64_t begin = term_offsets_[id], end = term_offsets_[id + 1];
+  if (begin > end || end > terms_.size()) damaged();
+  return terms_.substr(begin, end - begin);
 }
 
 InvertedIndex::Postings InvertedIndex::postings(std::string_view wanted) const {
@@ -130,9 +205,70 @@ InvertedIndex::Postings InvertedIndex::postings(std::string_view wanted) const {
 }
 
 InvertedIndex::Postings InvertedIndex::postings_of(std::size_t id) const {
-  const auto begin = posting_offsets_[id];
-  const auto size = posting_offsets_[id + 1] - begin;
-  return {std::span(posting_chunks_).subspan(begin, size), std::span(posting_frequencies_).subspan(begin, size), begin};
+  const std::uint64_t begin = posting_offsets_[id], end = posting_offsets_[id + 1];
+  if (begin > end || end > posting_chunks_.size()) damaged();
+  return {posting_chunks_.subspan(begin, end - begin), posting_frequencies_.subspan(begin, end - begin)};
 }
+
+InvertedIndexSet::~InvertedIndexSet() = default;
+
+void InvertedIndexSet::build(const SegmentChunks& chunks, const AnalyzerSet& analyzers, IndexedFields fields,
+                             const std::filesystem::path& dir) const {
+  BinaryWriter out(dir / format_.name, format_.kind, format_.version);
+  InvertedIndex::write(chunks, analyzers, fields, out);
+  out.commit();
+}
+
+void InvertedIndexSet::merge(const SegmentList& sources, const std::filesystem::path& dir) const {
+  InvertedIndexSet inputs(format_);
+  inputs.open(sources);
+  std::vector<const InvertedIndex*> indexes;
+  for (const auto& part : inputs.parts_) {
+    part->reader.verify();  // read whole anyway: damage stops here, not in the new segment
+    indexes.push_back(&part->index);
+  }
+  BinaryWriter out(dir / format_.name, format_.kind, format_.version);
+  InvertedIndex::merge(sources, indexes, out);
+  out.commit();
+}
+
+void InvertedIndexSet::open(const SegmentList& segments) {
+  parts_.clear();
+  segments_ = &segments;
+  live_chunks_ = live_length_ = 0;
+  for (const Segment& s : segments.segments()) {
+    parts_.push_back(std::make_unique<Part>(s, format_));
+    const InvertedIndex& index = parts_.back()->index;
+    live_chunks_ += index.chunk_count();
+    live_length_ += index.total_length();
+    // Removed chunks leave the statistics: the lengths of the few there are.
+    for (std::size_t word = 0; word < s.removed.size(); ++word)
+      for (std::uint64_t bits = s.removed[word]; bits != 0; bits &= bits - 1) {
+        const auto c = static_cast<std::uint32_t>(64 * word + static_cast<std::size_t>(__builtin_ctzll(bits)));
+        if (c >= index.chunk_count() || index.length(c) > live_length_) index.damaged();
+        live_length_ -= index.length(c);
+        --live_chunks_;
+      }
+  }
+}
+
+InvertedIndexSet::Part::Part(const Segment& s, const FileFormat& format)
+    : segment(s), reader(s.dir / format.name, format.kind, format.version), index(reader, 0, s.chunks->size()) {}
+
+InvertedIndexSet::TermPostings InvertedIndexSet::postings(std::string_view term) const {
+  TermPostings out;
+  out.in_part.reserve(parts_.size());
+  for (const auto& part : parts_) {
+    out.in_part.push_back(part->index.postings(term));
+    const auto& chunks = out.in_part.back().chunks;
+    if (part->segment.removed.empty()) {
+      out.document_frequency += chunks.size();
+    } else {
+      for (const std::uint32_t c : chunks) out.document_frequency += c < part->index.chunk_count() && !part->segment.is_removed(c);
+    }
+  }
+  return out;
+}
+
 
 }  // namespace rag

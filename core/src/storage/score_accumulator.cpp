@@ -52,11 +52,14 @@ void ScoreAccumulator::release() {
   pool().push_back(std::move(scratch_));
 }
 
-std::vector<Hit> ScoreAccumulator::top(std::size_t k) const {
+std::vector<Hit> ScoreAccumulator::top(std::size_t k, const SegmentList* order) const {
   std::vector<Hit> hits;
   hits.reserve(touched_.size());
   for (const std::uint32_t c : touched_) hits.push_back({c, scratch_->scores[c]});
-  const auto better = [](const Hit& x, const Hit& y) { return x.score != y.score ? x.score > y.score : x.chunk < y.chunk; };
+  const auto better = [order](const Hit& x, const Hit& y) {
+    if (x.score != y.score) return x.score > y.score;
+    return order ? order->before(x.chunk, y.chunk) : x.chunk < y.chunk;
+  };
   const std::size_t n = std::min(k, hits.size());
   if (n < hits.size()) {
     std::nth_element(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n), hits.end(), better);

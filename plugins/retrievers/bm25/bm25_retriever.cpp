@@ -3,19 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace rag {
 namespace {
 
-constexpr std::uint32_t kFormat = 1;
-constexpr const char* kFile = "bm25.bin";
 // Below this many candidates, common terms still bring in chunks of their own.
 constexpr std::size_t kMinCandidates = 1000;
 
 }  // namespace
 
-Bm25Retriever::Bm25Retriever(Options& options) : parameters_(Bm25Parameters::from_options(options)) {
+Bm25Retriever::Bm25Retriever(Options& options)
+    : parameters_(Bm25Parameters::from_options(options)), index_({"bm25.bin", "bm25", 2}) {  // 2: per segment, read in place
   fields_ = IndexedFields::from_options(options);
   Options feedback = options.child("feedback");
   feedback_.documents = static_cast<std::size_t>(feedback.get_integer("documents", 0, 0, 1000));
@@ -29,77 +29,59 @@ Bm25Retriever::Bm25Retriever(Options& options) : parameters_(Bm25Parameters::fro
   options.finish();
 }
 
-void Bm25Retriever::build(ChunkList chunks) {
-  index_.build(chunks, *analyzers_, fields_);
-  prepare(chunks);
+void Bm25Retriever::build(const SegmentChunks& chunks, const std::filesystem::path& dir) {
+  index_.build(chunks, *analyzers_, fields_, dir);
 }
 
-void Bm25Retriever::save(const std::filesystem::path& dir) const {
-  BinaryWriter out("bm25", kFormat);
-  index_.save(out);
-  out.save(dir / kFile);
+void Bm25Retriever::merge(const SegmentList& sources, const SegmentChunks&, const std::filesystem::path& dir) {
+  index_.merge(sources, dir);
 }
 
-void Bm25Retriever::load(const std::filesystem::path& dir, ChunkList chunks) {
-  BinaryReader in(dir / kFile, "bm25", kFormat);
-  index_.load(in, chunks.size());
-  in.expect_end();
-  prepare(chunks);
-}
-
-void Bm25Retriever::prepare(ChunkList chunks) {
-  chunks_ = chunks;
-  if (file_weight_ > 0) {  // files numbered only for the lift
-    std::unordered_map<std::string_view, std::uint32_t> files;
-    file_of_.resize(chunks.size());
-    for (std::size_t i = 0; i < chunks.size(); ++i)
-      file_of_[i] = files.emplace(chunks[i].file_path, static_cast<std::uint32_t>(files.size())).first->second;
-    file_count_ = files.size();
-  }
-  const double average = index_.average_length() > 0 ? index_.average_length() : 1.0;
-  length_norm_.resize(index_.chunk_count());
-  for (std::uint32_t d = 0; d < length_norm_.size(); ++d)
-    length_norm_[d] = 1.0 - parameters_.b + parameters_.b * index_.length(d) / average;
-  // Every posting's tf weight, once: a query then only multiplies and adds.
-  impacts_.resize(index_.posting_count());
-  index_.for_each_term([&](const InvertedIndex::Postings& postings) {
-    for (std::size_t i = 0; i < postings.chunks.size(); ++i)
-      impacts_[postings.offset + i] = bm25_tf_weight(parameters_, postings.frequencies[i], length_norm_[postings.chunks[i]]);
-  });
+void Bm25Retriever::open(const SegmentList& segments) {
+  segments_ = &segments;
+  index_.open(segments);
+  average_length_ = index_.live_chunks() > 0 && index_.live_length() > 0
+                        ? static_cast<double>(index_.live_length()) / static_cast<double>(index_.live_chunks())
+                        : 1.0;
 }
 
 void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) const {
-  const std::size_t n = index_.chunk_count();
+  const auto n = static_cast<double>(index_.live_chunks());
   struct Term {
-    InvertedIndex::Postings postings;
-    double weight;
+    InvertedIndexSet::TermPostings postings;
     std::uint32_t analyzer;
+    std::string_view term;
+    double weight;
   };
   std::vector<Term> found;
   for (std::uint32_t a = 0; a < terms.size(); ++a)
     for (const auto& [term, weight] : terms[a])
-      if (const auto postings = index_.postings(term); !postings.chunks.empty()) found.push_back({postings, weight, a});
-  // Rarest first: once rarer terms have found kMinCandidates chunks, terms in more than
-  // common_share of the chunks only add to those.
-  std::sort(found.begin(), found.end(),
-            [](const Term& x, const Term& y) { return x.postings.chunks.size() < y.postings.chunks.size(); });
+      if (auto postings = index_.postings(term); postings.document_frequency > 0)
+        found.push_back({std::move(postings), a, term, weight});
+  // Rarest first, in an order that does not depend on the segments: once rarer terms have found
+  // kMinCandidates chunks, terms in more than common_share of the chunks only add to those.
+  std::sort(found.begin(), found.end(), [](const Term& x, const Term& y) {
+    return std::tie(x.postings.document_frequency, x.analyzer, x.term) <
+           std::tie(y.postings.document_frequency, y.analyzer, y.term);
+  });
   const bool single_analyzer = analyzers_->analyzers().size() == 1;
-  for (const auto& [postings, weight, a] : found) {
-    const double idf = bm25_idf(parameters_, static_cast<double>(n), static_cast<double>(postings.chunks.size()));
-    const bool opens = static_cast<double>(postings.chunks.size()) <= common_share_ * static_cast<double>(n) ||
-                       scores.touched().size() < kMinCandidates;
-    for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
-      const std::uint32_t d = postings.chunks[i];
-      if (!single_analyzer && index_.analyzer_of(d) != a) continue;
-      const double s = weight * idf * impacts_[postings.offset + i];
-      if (opens) scores.add(d, s);
-      else scores.add_if_present(d, s);
-    }
+  for (const Term& t : found) {
+    const auto df = static_cast<double>(t.postings.document_frequency);
+    const double idf = bm25_idf(parameters_, n, df);
+    const bool opens = df <= common_share_ * n || scores.touched().size() < kMinCandidates;
+    index_.for_each_posting(t.postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf,
+                                            std::uint32_t c) {
+      if (!single_analyzer && part.index.analyzer_of(c) != t.analyzer) return;
+      const double norm = 1.0 - parameters_.b + parameters_.b * part.index.length(c) / average_length_;
+      const double s = t.weight * idf * bm25_tf_weight(parameters_, tf, norm);
+      if (opens) scores.add(id, s);
+      else scores.add_if_present(id, s);
+    });
   }
 }
 
 Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, const std::vector<Hit>& top) const {
-  const auto n = static_cast<double>(index_.chunk_count());
+  const auto n = static_cast<double>(index_.live_chunks());
   double total = 0;
   for (const Hit& h : top) total += std::max(0.0, h.score);
   if (total <= 0) return terms;
@@ -110,12 +92,12 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
     // scores, by idf so that words common everywhere do not take over.
     std::map<std::string, double> model;
     for (const Hit& h : top) {
-      if (index_.analyzer_of(h.chunk) != a) continue;
-      const auto counted = count_terms(analyzers[a]->analyze(chunks_[h.chunk].text));
+      if (analyzers_->id_for_kind(segments_->chunk(h.chunk).kind) != a) continue;
+      const auto counted = count_terms(analyzers[a]->analyze(segments_->chunk(h.chunk).text));
       double length = 0;
       for (const auto& [term, count] : counted) length += count;
       for (const auto& [term, count] : counted) {
-        const auto df = static_cast<double>(index_.postings(term).chunks.size());
+        const auto df = static_cast<double>(index_.postings(term).document_frequency);
         model[term] += count / length * std::max(0.0, h.score) / total * std::log(n / std::max(1.0, df));
       }
     }
@@ -138,9 +120,9 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
 
 void Bm25Retriever::boost_by_file(ScoreAccumulator& scores) const {
   // The two best scores of each file: a chunk is lifted by the best of the others.
-  std::vector<std::pair<double, double>> best(file_count_, {0.0, 0.0});
+  std::unordered_map<std::uint32_t, std::pair<double, double>> best;
   for (const std::uint32_t c : scores.touched()) {
-    auto& [first, second] = best[file_of_[c]];
+    auto& [first, second] = best[segments_->file_of(c)];
     const double s = scores.score(c);
     if (s > first) {
       second = first;
@@ -151,7 +133,7 @@ void Bm25Retriever::boost_by_file(ScoreAccumulator& scores) const {
   }
   // In place: each chunk reads only its own score, and the bests are those before the lift.
   for (const std::uint32_t c : scores.touched()) {
-    const auto& [first, second] = best[file_of_[c]];
+    const auto& [first, second] = best[segments_->file_of(c)];
     scores.add(c, file_weight_ * (scores.score(c) == first ? second : first));
   }
 }
@@ -161,15 +143,16 @@ std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) co
   WeightedTerms terms(analyzers.size());
   for (std::uint32_t a = 0; a < analyzers.size(); ++a)
     for (auto& [term, count] : count_terms(analyzers[a]->analyze(query))) terms[a].emplace_back(std::move(term), count);
-  ScoreAccumulator scores(index_.chunk_count());
+  const std::uint32_t limit = segments_ ? segments_->id_limit() : 0;
+  ScoreAccumulator scores(limit);
   score(terms, scores);
   if (feedback_.documents > 0) {
-    ScoreAccumulator second(index_.chunk_count());
-    score(expand(terms, scores.top(feedback_.documents)), second);
+    ScoreAccumulator second(limit);
+    score(expand(terms, scores.top(feedback_.documents, segments_)), second);
     scores = std::move(second);
   }
   if (file_weight_ > 0) boost_by_file(scores);
-  return scores.top(k);
+  return scores.top(k, segments_);
 }
 
 }  // namespace rag

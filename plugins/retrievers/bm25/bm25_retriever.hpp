@@ -1,5 +1,9 @@
 #pragma once
-// The `bm25` retriever: an inverted index scored with a BM25 variant.
+// The `bm25` retriever: an inverted index per segment, scored with a BM25 variant over the
+// statistics of all segments together (chunk count, average length, document frequencies of
+// the chunks not removed), so that an updated index ranks as one built from scratch.
+#include <memory>
+
 #include "bm25_scoring.hpp"
 #include "rag/analyzer.hpp"
 #include "rag/inverted_index.hpp"
@@ -28,13 +32,13 @@ class Bm25Retriever final : public Retriever {
     double weight = 0.2;
   };
 
-  void build(ChunkList chunks) override;
-  void save(const std::filesystem::path& dir) const override;
-  void load(const std::filesystem::path& dir, ChunkList chunks) override;
+  void build(const SegmentChunks& chunks, const std::filesystem::path& dir) override;
+  bool updatable() const override { return true; }
+  void merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) override;
+  void open(const SegmentList& segments) override;
   std::vector<Hit> search(std::string_view query, std::size_t k) const override;
 
  private:
-  void prepare(ChunkList chunks);
   /// Query terms with weights, per analyzer of the AnalyzerSet.
   using WeightedTerms = std::vector<std::vector<std::pair<std::string, double>>>;
   void score(const WeightedTerms& terms, ScoreAccumulator& scores) const;
@@ -44,15 +48,13 @@ class Bm25Retriever final : public Retriever {
   Bm25Parameters parameters_;
   IndexedFields fields_;
   std::unique_ptr<AnalyzerSet> analyzers_;
-  InvertedIndex index_;
   Feedback feedback_;
   double file_weight_ = 0;
   double common_share_ = 1.0 / 16;
-  std::vector<double> length_norm_;  ///< 1 - b + b * |d| / avgdl, per chunk
-  std::vector<double> impacts_;      ///< bm25_tf_weight of every posting, as the index orders them
-  std::vector<std::uint32_t> file_of_;  ///< a number per file, per chunk
-  std::size_t file_count_ = 0;
-  ChunkList chunks_;                    ///< the chunks searched, for feedback
+
+  InvertedIndexSet index_;
+  const SegmentList* segments_ = nullptr;
+  double average_length_ = 1.0;
 };
 
 }  // namespace rag

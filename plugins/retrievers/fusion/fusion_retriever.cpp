@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "rag/file_io.hpp"
 #include "rag/score_accumulator.hpp"
 
 namespace rag {
@@ -29,27 +30,44 @@ std::filesystem::path FusionRetriever::member_dir(const std::filesystem::path& d
   return dir / (std::to_string(i) + "-" + members_[i].plugin);
 }
 
-void FusionRetriever::build(ChunkList chunks) {
-  chunk_count_ = chunks.size();
-  for (auto& m : members_) m.retriever->build(chunks);
+std::unique_ptr<FusionRetriever::MemberSegments> FusionRetriever::segments_of(const SegmentList& segments,
+                                                                             std::size_t i) const {
+  std::vector<Segment> copies(segments.segments().begin(), segments.segments().end());
+  for (Segment& s : copies) s.dir = member_dir(s.dir, i);
+  auto made = std::unique_ptr<MemberSegments>(new MemberSegments{std::move(copies), SegmentList({})});
+  made->list = SegmentList(made->segments);
+  return made;
 }
 
-void FusionRetriever::save(const std::filesystem::path& dir) const {
+void FusionRetriever::build(const SegmentChunks& chunks, const std::filesystem::path& dir) {
   for (std::size_t i = 0; i < members_.size(); ++i) {
-    std::error_code ec;
-    std::filesystem::create_directories(member_dir(dir, i), ec);
-    if (ec) throw Error(member_dir(dir, i).string() + ": cannot create folder (" + ec.message() + ")");
-    members_[i].retriever->save(member_dir(dir, i));
+    create_folder(member_dir(dir, i));
+    members_[i].retriever->build(chunks, member_dir(dir, i));
   }
 }
 
-void FusionRetriever::load(const std::filesystem::path& dir, ChunkList chunks) {
-  chunk_count_ = chunks.size();
-  for (std::size_t i = 0; i < members_.size(); ++i) members_[i].retriever->load(member_dir(dir, i), chunks);
+bool FusionRetriever::updatable() const {
+  return std::all_of(members_.begin(), members_.end(), [](const Member& m) { return m.retriever->updatable(); });
+}
+
+void FusionRetriever::merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) {
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    create_folder(member_dir(dir, i));
+    const auto member_sources = segments_of(sources, i);
+    members_[i].retriever->merge(member_sources->list, merged, member_dir(dir, i));
+  }
+}
+
+void FusionRetriever::open(const SegmentList& segments) {
+  segments_ = &segments;
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    members_[i].opened = segments_of(segments, i);
+    members_[i].retriever->open(members_[i].opened->list);
+  }
 }
 
 std::vector<Hit> FusionRetriever::search(std::string_view query, std::size_t k) const {
-  ScoreAccumulator fused(chunk_count_);
+  ScoreAccumulator fused(segments_ ? segments_->id_limit() : 0);
   for (const auto& m : members_) {
     const std::vector<Hit> hits = m.retriever->search(query, std::max(depth_, k));
     if (hits.empty()) continue;
@@ -61,7 +79,7 @@ std::vector<Hit> FusionRetriever::search(std::string_view query, std::size_t k) 
       fused.add(hits[rank].chunk, contribution);
     }
   }
-  return fused.top(k);
+  return fused.top(k, segments_);
 }
 
 }  // namespace rag

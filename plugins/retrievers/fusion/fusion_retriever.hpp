@@ -20,23 +20,32 @@ class FusionRetriever final : public Retriever {
   /// sum(weight * score / best score of that retriever).
   FusionRetriever(Options& options, const PluginHost& host);
 
-  void build(ChunkList chunks) override;
-  void save(const std::filesystem::path& dir) const override;
-  void load(const std::filesystem::path& dir, ChunkList chunks) override;
+  void build(const SegmentChunks& chunks, const std::filesystem::path& dir) override;
+  /// Updatable when every member is.
+  bool updatable() const override;
+  void merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) override;
+  void open(const SegmentList& segments) override;
   std::vector<Hit> search(std::string_view query, std::size_t k) const override;
 
  private:
+  /// The segments as member `i` sees them: each member has a folder of its own in a segment.
+  struct MemberSegments {
+    std::vector<Segment> segments;
+    SegmentList list;
+  };
   struct Member {
     std::string plugin;
     double weight = 1.0;
     std::unique_ptr<Retriever> retriever;
+    std::unique_ptr<MemberSegments> opened;
   };
   std::filesystem::path member_dir(const std::filesystem::path& dir, std::size_t i) const;
+  std::unique_ptr<MemberSegments> segments_of(const SegmentList& segments, std::size_t i) const;
 
   Method method_ = Method::rrf;
   double rrf_k_ = 60;
   std::size_t depth_ = 100;
-  std::size_t chunk_count_ = 0;
+  const SegmentList* segments_ = nullptr;
   std::vector<Member> members_;
 };
 

@@ -5,14 +5,8 @@
 #include "rag/score_accumulator.hpp"
 
 namespace rag {
-namespace {
 
-constexpr std::uint32_t kFormat = 1;
-constexpr const char* kFile = "tfidf.bin";
-
-}  // namespace
-
-TfidfRetriever::TfidfRetriever(Options& options) {
+TfidfRetriever::TfidfRetriever(Options& options) : index_({"tfidf.bin", "tfidf", 2}) {  // 2: per segment, read in place
   const std::string tf = options.get_choice("tf", "log", {"raw", "log", "binary"});
   tf_ = tf == "raw" ? TermFrequency::raw : tf == "log" ? TermFrequency::log : TermFrequency::binary;
   const std::string idf = options.get_choice("idf", "smooth", {"smooth", "plain", "none"});
@@ -42,71 +36,72 @@ double TfidfRetriever::idf_weight(double n, double df) const {
   return 1.0;
 }
 
-void TfidfRetriever::build(ChunkList chunks) {
-  index_.build(chunks, *analyzers_, fields_);
-  prepare();
+void TfidfRetriever::build(const SegmentChunks& chunks, const std::filesystem::path& dir) {
+  index_.build(chunks, *analyzers_, fields_, dir);
 }
 
-void TfidfRetriever::save(const std::filesystem::path& dir) const {
-  BinaryWriter out("tfidf", kFormat);
-  index_.save(out);
-  out.save(dir / kFile);
+void TfidfRetriever::merge(const SegmentList& sources, const SegmentChunks&, const std::filesystem::path& dir) {
+  index_.merge(sources, dir);
 }
 
-void TfidfRetriever::load(const std::filesystem::path& dir, ChunkList chunks) {
-  BinaryReader in(dir / kFile, "tfidf", kFormat);
-  index_.load(in, chunks.size());
-  in.expect_end();
-  prepare();
-}
-
-// Chunk vector lengths, from every posting once: cheaper to recompute at load than to store.
-void TfidfRetriever::prepare() {
-  const auto n = static_cast<double>(index_.chunk_count());
-  std::vector<double> squares(index_.chunk_count(), 0.0);
-  index_.for_each_term([&](const InvertedIndex::Postings& postings) {
-    const double idf = idf_weight(n, static_cast<double>(postings.chunks.size()));
-    for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
-      const double w = tf_weight(postings.frequencies[i]) * idf;
-      squares[postings.chunks[i]] += w * w;
+// Chunk vector lengths, from every posting once, with the document frequencies of all segments:
+// each chunk's squares are added in the order of its segment's sorted terms, the order one
+// segment of every chunk would give.
+void TfidfRetriever::open(const SegmentList& segments) {
+  segments_ = &segments;
+  index_.open(segments);
+  const auto n = static_cast<double>(index_.live_chunks());
+  std::vector<double> squares(segments.id_limit(), 0.0);
+  for (const auto& part : index_.parts())
+    for (std::size_t t = 0; t < part->index.term_count(); ++t) {
+      const InvertedIndexSet::TermPostings postings = index_.postings(part->index.term(t));
+      const double idf = idf_weight(n, static_cast<double>(postings.document_frequency));
+      const InvertedIndex::Postings mine = part->index.postings_of(t);
+      for (std::size_t i = 0; i < mine.chunks.size(); ++i) {
+        const std::uint32_t c = mine.chunks[i];
+        if (c >= part->index.chunk_count()) part->index.damaged();
+        if (part->segment.is_removed(c)) continue;
+        const double w = tf_weight(mine.frequencies[i]) * idf;
+        squares[part->segment.base + c] += w * w;
+      }
     }
-  });
   inverse_norm_.resize(squares.size());
   for (std::size_t d = 0; d < squares.size(); ++d)
     inverse_norm_[d] = l2_ && squares[d] > 0 ? 1.0 / std::sqrt(squares[d]) : 1.0;
 }
 
 std::vector<Hit> TfidfRetriever::search(std::string_view query, std::size_t k) const {
-  const auto n = static_cast<double>(index_.chunk_count());
-  ScoreAccumulator scores(index_.chunk_count());
+  const auto n = static_cast<double>(index_.live_chunks());
+  ScoreAccumulator scores(segments_ ? segments_->id_limit() : 0);
   const auto& analyzers = analyzers_->analyzers();
   for (std::uint32_t a = 0; a < analyzers.size(); ++a) {
     // The query vector of this analyzer, over the corpus vocabulary (unknown terms are no
     // dimension of the space, as in scikit-learn).
     struct Weighted {
-      InvertedIndex::Postings postings;
+      InvertedIndexSet::TermPostings postings;
       double query_weight;
       double idf;
     };
     std::vector<Weighted> terms;
     double square = 0;
     for (const auto& [term, count] : count_terms(analyzers[a]->analyze(query))) {
-      const auto postings = index_.postings(term);
-      if (postings.chunks.empty()) continue;
-      const double idf = idf_weight(n, static_cast<double>(postings.chunks.size()));
+      InvertedIndexSet::TermPostings postings = index_.postings(term);
+      if (postings.document_frequency == 0) continue;
+      const double idf = idf_weight(n, static_cast<double>(postings.document_frequency));
       const double w = tf_weight(count) * idf;
       square += w * w;
-      terms.push_back({postings, w, idf});
+      terms.push_back({std::move(postings), w, idf});
     }
     const double query_scale = l2_ && square > 0 ? 1.0 / std::sqrt(square) : 1.0;
     for (const auto& [postings, query_weight, idf] : terms)
-      for (std::size_t i = 0; i < postings.chunks.size(); ++i) {
-        const std::uint32_t d = postings.chunks[i];
-        if (index_.analyzer_of(d) != a) continue;
-        scores.add(d, query_weight * query_scale * tf_weight(postings.frequencies[i]) * idf * inverse_norm_[d]);
-      }
+      index_.for_each_posting(postings, [&, &query_weight = query_weight, &idf = idf](
+                                            std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf,
+                                            std::uint32_t c) {
+        if (part.index.analyzer_of(c) != a) return;
+        scores.add(id, query_weight * query_scale * tf_weight(tf) * idf * inverse_norm_[id]);
+      });
   }
-  return scores.top(k);
+  return scores.top(k, segments_);
 }
 
 }  // namespace rag

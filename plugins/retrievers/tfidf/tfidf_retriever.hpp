@@ -1,6 +1,8 @@
 #pragma once
 // The `tfidf` retriever: the vector-space model. Chunks and the query are TF-IDF vectors and
-// a chunk's score is their cosine (or their dot product, without normalisation).
+// a chunk's score is their cosine (or their dot product, without normalisation). A chunk's
+// vector length depends on the document frequencies of all segments: it is reckoned when the
+// index is opened, from every posting once.
 #include "rag/analyzer.hpp"
 #include "rag/inverted_index.hpp"
 #include "rag/retriever.hpp"
@@ -17,24 +19,24 @@ class TfidfRetriever final : public Retriever {
   /// analysis (see AnalyzerSet), the same analysis options as bm25.
   explicit TfidfRetriever(Options& options);
 
-  void build(ChunkList chunks) override;
-  void save(const std::filesystem::path& dir) const override;
-  void load(const std::filesystem::path& dir, ChunkList chunks) override;
+  void build(const SegmentChunks& chunks, const std::filesystem::path& dir) override;
+  bool updatable() const override { return true; }
+  void merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) override;
+  void open(const SegmentList& segments) override;
   std::vector<Hit> search(std::string_view query, std::size_t k) const override;
 
   double tf_weight(double tf) const;
   double idf_weight(double documents, double document_frequency) const;
 
  private:
-  void prepare();
-
   TermFrequency tf_ = TermFrequency::log;
   InverseFrequency idf_ = InverseFrequency::smooth;
   bool l2_ = true;
   IndexedFields fields_;
   std::unique_ptr<AnalyzerSet> analyzers_;
-  InvertedIndex index_;
-  std::vector<double> inverse_norm_;  ///< 1 / |chunk vector| (1 without normalisation)
+  InvertedIndexSet index_;
+  const SegmentList* segments_ = nullptr;
+  std::vector<double> inverse_norm_;  ///< 1 / |chunk vector| (1 without normalisation), by chunk id
 };
 
 }  // namespace rag

@@ -1,0 +1,107 @@
+#include "index_folder.hpp"
+
+#include "rag/file_io.hpp"
+#include "rag/index.hpp"
+#include "rag/project.hpp"
+
+namespace rag::index_folder {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::optional<json> try_manifest(const Pipeline& pipeline) {
+  const fs::path file = pipeline.index_dir / kManifest;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return std::nullopt;
+  try {
+    return json::parse(read_file(file));
+  } catch (const json::exception&) {
+    return json();
+  } catch (const Error&) {
+    return json();  // unreadable
+  }
+}
+
+std::string damaged(const Pipeline& pipeline) {
+  return display_path(pipeline.index_dir / kManifest) + " is damaged; run `" + pipeline.command("index") +
+         "` to rebuild it";
+}
+
+json read_manifest(const Pipeline& pipeline) {
+  std::optional<json> manifest = try_manifest(pipeline);
+  if (!manifest)
+    throw Error("no index at " + display_path(pipeline.index_dir) + "; run `" + pipeline.command("index") + "` first");
+  if (manifest->is_null() || !manifest->is_object()) throw Error(damaged(pipeline));
+  return *manifest;
+}
+
+std::string string_at(const json& manifest, const char* pointer) {
+  const json::json_pointer p(pointer);
+  return manifest.contains(p) && manifest.at(p).is_string() ? manifest.at(p).get<std::string>() : std::string();
+}
+
+std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
+  const json::json_pointer format_at("/format");
+  const int format =
+      manifest.contains(format_at) && manifest.at(format_at).is_number_integer() ? manifest.at(format_at).get<int>() : -1;
+  if (format != kIndexFormat)
+    return "the index at " + display_path(pipeline.index_dir) + " has format " + std::to_string(format) +
+           ", this rag reads format " + std::to_string(kIndexFormat);
+  if (string_at(manifest, "/pipeline/hash") != pipeline.content_hash())
+    return "the index at " + display_path(pipeline.index_dir) + " was built with another configuration of the pipeline";
+  return "";
+}
+
+void OpenSegment::remove_file(std::uint32_t f) {
+  if (file_removed(f)) return;
+  removed_files.resize(std::max(removed_files.size(), store->file_count() / 64 + 1), 0);
+  removed_files[f / 64] |= std::uint64_t{1} << (f % 64);
+  const SegmentStore::File file = store->file(f);
+  if (file.chunk_count > 0) removed_chunks.resize(store->size() / 64 + 1, 0);
+  for (std::uint32_t c = file.first_chunk; c < file.first_chunk + file.chunk_count; ++c) {
+    removed_chunks[c / 64] |= std::uint64_t{1} << (c % 64);
+    if (const auto kind = kinds.find(store->chunk(c).kind); kind != kinds.end() && kind->second > 0) --kind->second;
+  }
+  live_chunks -= file.chunk_count;
+}
+
+std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const json& manifest) {
+  std::vector<OpenSegment> segments;
+  try {
+    for (const json& s : manifest.at("segments")) {
+      OpenSegment open;
+      open.name = s.at("name").get<std::string>();
+      if (open.name.find('/') != std::string::npos || open.name.rfind("seg-", 0) != 0) throw Error(damaged(pipeline));
+      open.store = std::make_unique<SegmentStore>(pipeline.index_dir / open.name / kChunks);
+      open.live_chunks = open.store->size();
+      for (const auto& [kind, count] : s.at("kinds").items()) open.stored_kinds[kind] = count.get<std::size_t>();
+      open.kinds = open.stored_kinds;
+      if (s.contains("removed")) {
+        open.removed_file = s.at("removed").get<std::string>();
+        if (open.removed_file.rfind(open.name + "/removed-", 0) != 0 || open.removed_file.find("..") != std::string::npos)
+          throw Error(damaged(pipeline));
+        const BinaryReader removed(pipeline.index_dir / open.removed_file, "removed", kRemovedFormat);
+        removed.verify();  // small, and read whole anyway
+        const auto bits = removed.array<std::uint64_t>(0);
+        if (bits.size() > open.store->file_count() / 64 + 1) removed.damaged("does not match its segment");
+        for (std::uint32_t f = 0; f < open.store->file_count(); ++f)
+          if (f / 64 < bits.size() && (bits[f / 64] >> (f % 64) & 1U)) open.remove_file(f);
+      }
+      segments.push_back(std::move(open));
+    }
+  } catch (const json::exception&) {
+    throw Error(damaged(pipeline));
+  }
+  return segments;
+}
+
+std::vector<Segment> retriever_view(const Pipeline& pipeline, const std::vector<OpenSegment>& segments) {
+  std::vector<Segment> view;
+  std::uint32_t base = 0;
+  for (const OpenSegment& s : segments) {
+    view.push_back({pipeline.index_dir / s.name / kRetrieverDir, s.store.get(), base, s.removed_chunks});
+    base += static_cast<std::uint32_t>(s.store->size());
+  }
+  return view;
+}
+
+}  // namespace rag::index_folder

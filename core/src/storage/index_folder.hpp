@@ -1,0 +1,60 @@
+#pragma once
+// What the index and its writer share of the index folder: the manifest, and the segments it
+// names opened with their removals. Private to core/src/storage.
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rag/binary_file.hpp"
+#include "rag/pipeline.hpp"
+#include "rag/retriever.hpp"
+#include "rag/segment_store.hpp"
+
+namespace rag::index_folder {
+
+inline constexpr const char* kManifest = "manifest.json";
+inline constexpr const char* kChunks = "chunks.bin";
+inline constexpr const char* kRetrieverDir = "retriever";
+inline constexpr std::uint32_t kRemovedFormat = 1;  // <segment>/removed-<generation>.bin: a bit per file
+
+/// The manifest: nothing when there is none, null when it is damaged.
+std::optional<nlohmann::json> try_manifest(const Pipeline& pipeline);
+/// The manifest, or an error saying how to make one.
+nlohmann::json read_manifest(const Pipeline& pipeline);
+/// The string at `pointer` in the manifest, or "" when it is absent or not a string.
+std::string string_at(const nlohmann::json& manifest, const char* pointer);
+/// What makes the index of `manifest` unusable for the pipeline (another format or
+/// configuration), or "".
+std::string incompatibility(const nlohmann::json& manifest, const Pipeline& pipeline);
+/// "<index> is damaged; run `rag index ...` to rebuild it".
+std::string damaged(const Pipeline& pipeline);
+
+/// A segment of a generation, opened: its store read in place and its removals.
+struct OpenSegment {
+  std::string name;  ///< "seg-000001"
+  std::unique_ptr<SegmentStore> store;
+  std::string removed_file;  ///< below the index folder, "" when nothing is removed
+  std::vector<std::uint64_t> removed_files;   ///< a bit per file of the store
+  std::vector<std::uint64_t> removed_chunks;  ///< a bit per chunk, from removed_files
+  std::size_t live_chunks = 0;
+  std::map<std::string, std::size_t, std::less<>> stored_kinds;  ///< all chunks of the store, by kind
+  std::map<std::string, std::size_t, std::less<>> kinds;         ///< chunks not removed, by kind
+
+  bool file_removed(std::uint32_t f) const { return f / 64 < removed_files.size() && (removed_files[f / 64] >> (f % 64) & 1U); }
+  /// Marks file `f` removed, and its chunks.
+  void remove_file(std::uint32_t f);
+};
+
+/// Opens the segments `manifest` names, in order. Throws rag::Error when one is missing or damaged.
+/// (Each entry: name, chunk counts by kind, and `removed`, the file of its removals, if any.)
+std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const nlohmann::json& manifest);
+
+/// The segments as a retriever sees them (its folders, bases, removals), in order; they point
+/// into `segments`.
+std::vector<Segment> retriever_view(const Pipeline& pipeline, const std::vector<OpenSegment>& segments);
+
+}  // namespace rag::index_folder

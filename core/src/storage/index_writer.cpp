@@ -1,0 +1,464 @@
+// `rag index`: brings a pipeline's index up to date with its corpus (see index.hpp).
+#include <fcntl.h>
+#include <sys/file.h>
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "index_folder.hpp"
+#include "rag/corpus.hpp"
+#include "rag/file_io.hpp"
+#include "rag/index.hpp"
+#include "rag/progress.hpp"
+#include "rag/project.hpp"
+
+namespace rag {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace index_folder;
+
+namespace {
+
+// Source text chunked into one new segment at most: what bounds the memory of a build.
+constexpr std::uintmax_t kSegmentBytes = 64 << 20;
+// Segments of about the same size merge this many at a time (Lucene's LogMergePolicy); below
+// kSmallestLevel chunks they count as one size.
+constexpr std::size_t kMergeFactor = 10;
+constexpr std::size_t kSmallestLevel = 1000;
+// A segment that lost more than this share of its chunks is written again without them.
+constexpr double kRemovedShare = 0.25;
+
+// Held while `rag index` writes an index folder: two writers of one folder would each delete the
+// other's segments as leftovers. The kernel drops the lock when the process dies, even by SIGKILL.
+class IndexLock {
+ public:
+  explicit IndexLock(const fs::path& index_dir) {
+    std::error_code ec;
+    fs::create_directories(index_dir, ec);
+    if (ec) throw Error(display_path(index_dir) + ": cannot create folder (" + ec.message() + "); check `index:` in the pipeline");
+    const fs::path file = index_dir / ".lock";
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(file.string() + ": cannot open (" + std::strerror(errno) + ")");
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw Error("another `rag index` is writing " + display_path(index_dir) + " right now; wait for it to finish and run again");
+    }
+  }
+  ~IndexLock() { ::close(fd_); }
+  IndexLock(const IndexLock&) = delete;
+  IndexLock& operator=(const IndexLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::string new_generation() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return "gen-" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count()) + "-" +
+         std::to_string(::getpid());
+}
+
+std::string segment_name(std::uint64_t number) {
+  char name[32];
+  std::snprintf(name, sizeof name, "seg-%06llu", static_cast<unsigned long long>(number));
+  return name;
+}
+
+// Size classes for merging: segments of one level merge together.
+std::size_t level_of(std::size_t live_chunks) {
+  if (live_chunks < kSmallestLevel) return 0;
+  return 1 + static_cast<std::size_t>(std::log10(static_cast<double>(live_chunks) / kSmallestLevel) /
+                                      std::log10(static_cast<double>(kMergeFactor)));
+}
+
+// Writes the segments of one generation; what is not committed is removed when it goes away.
+class GenerationWriter {
+ public:
+  GenerationWriter(const Pipeline& pipeline, Retriever& retriever, std::uint64_t next_segment)
+      : pipeline_(pipeline), retriever_(retriever), next_segment_(next_segment) {}
+  ~GenerationWriter() {
+    if (committed_) return;
+    std::error_code ec;
+    for (const fs::path& p : written_) fs::remove_all(p, ec);
+  }
+
+  // A new segment of `files`, with its retriever files.
+  OpenSegment add(std::span<const StoredFile> files) {
+    OpenSegment segment = create();
+    write_segment_store(pipeline_.index_dir / segment.name / kChunks, files);
+    finish(segment);
+    retriever_.build(*segment.store, pipeline_.index_dir / segment.name / kRetrieverDir);
+    return segment;
+  }
+
+  // One segment holding the chunks of `sources` not removed, in order.
+  OpenSegment merge(const std::vector<const OpenSegment*>& sources) {
+    std::vector<StoredFile> files;
+    for (const OpenSegment* s : sources) {
+      s->store->verify();  // read whole anyway: damage stops here, not in the new segment
+      for (std::uint32_t f = 0; f < s->store->file_count(); ++f) {
+        if (s->file_removed(f)) continue;
+        const SegmentStore::File file = s->store->file(f);
+        StoredFile stored{std::string(file.name), static_cast<std::uint32_t>(file.name.size() - file.relative_path.size()),
+                          file.size, file.modified, file.digest, std::string(file.note), s->store->file_text(f), {}};
+        for (std::uint32_t c = file.first_chunk; c < file.first_chunk + file.chunk_count; ++c) {
+          const ChunkView v = s->store->chunk(c);
+          stored.chunks.push_back({std::string(v.file_path), std::string(v.kind), std::string(v.section), v.first_char,
+                                   v.last_char, v.first_byte, v.last_byte, {}, v.first_line, v.last_line});
+        }
+        files.push_back(std::move(stored));
+      }
+    }
+    OpenSegment segment = create();
+    write_segment_store(pipeline_.index_dir / segment.name / kChunks, files);
+    files.clear();
+    finish(segment);
+    // The retriever reads the sources as they are now: their own folders, their removals.
+    std::vector<Segment> view;
+    std::uint32_t base = 0;
+    for (const OpenSegment* s : sources) {
+      view.push_back({pipeline_.index_dir / s->name / kRetrieverDir, s->store.get(), base, s->removed_chunks});
+      base += static_cast<std::uint32_t>(s->store->size());
+    }
+    retriever_.merge(SegmentList(view), *segment.store, pipeline_.index_dir / segment.name / kRetrieverDir);
+    return segment;
+  }
+
+  // Writes the removals of `segment` as of `generation`.
+  void write_removals(OpenSegment& segment, const std::string& generation) {
+    segment.removed_file = segment.name + "/removed-" + generation + ".bin";
+    BinaryWriter out(pipeline_.index_dir / segment.removed_file, "removed", kRemovedFormat);
+    out.section<std::uint64_t>(segment.removed_files);
+    out.commit();
+    written_.push_back(pipeline_.index_dir / segment.removed_file);
+  }
+
+  std::uint64_t next_segment() const { return next_segment_; }
+  void committed() { committed_ = true; }
+
+ private:
+  OpenSegment create() {
+    OpenSegment segment;
+    segment.name = segment_name(next_segment_++);
+    const fs::path dir = pipeline_.index_dir / segment.name;
+    written_.push_back(dir);
+    create_folder(dir / kRetrieverDir);
+    return segment;
+  }
+  void finish(OpenSegment& segment) const {
+    segment.store = std::make_unique<SegmentStore>(pipeline_.index_dir / segment.name / kChunks);
+    segment.live_chunks = segment.store->size();
+    for (std::uint32_t c = 0; c < segment.store->size(); ++c) ++segment.stored_kinds[std::string(segment.store->chunk(c).kind)];
+    segment.kinds = segment.stored_kinds;
+  }
+
+  const Pipeline& pipeline_;
+  Retriever& retriever_;
+  std::uint64_t next_segment_;
+  std::vector<fs::path> written_;
+  bool committed_ = false;
+};
+
+// Chunks `entries` with the pipeline's chunkers, in parallel: a StoredFile each, in order, its
+// text kept in `texts`.
+std::vector<StoredFile> chunk_files(const PipelineStages& stages, std::span<const CorpusEntry* const> entries,
+                                    std::vector<std::string>& texts, Progress& progress) {
+  const Pipeline& pipeline = stages.pipeline();
+  const auto& chunkers = stages.chunkers();
+  std::vector<StoredFile> files(entries.size());
+  texts.assign(entries.size(), {});
+  tbb::parallel_for(std::size_t{0}, entries.size(), [&](std::size_t i) {
+    const CorpusEntry& entry = *entries[i];
+    StoredFile& out = files[i];
+    out.name = entry.name;
+    out.relative_start = static_cast<std::uint32_t>(entry.name.size() - entry.relative_path.size());
+    out.size = entry.size;
+    out.modified = entry.modified;
+    const std::vector<const ChunkerRule*> rules = pipeline.chunkers_for(entry.relative_path);
+    SourceRead read;
+    try {
+      read = read_source(entry);  // even when no rule chunks it: its digest tells a touch from an edit
+      out.digest = read.digest;
+    } catch (const Error& e) {
+      read.why = e.what();  // a file that vanished or became unreadable mid-run is passed over, not fatal
+    }
+    if (rules.empty()) {
+      out.note = "skipped, no chunker in the pipeline handles it";
+    } else if (!read.file) {
+      out.note = "skipped, " + read.why;
+    } else {
+      for (const ChunkerRule* rule : rules) {
+        const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
+        try {
+          for (Chunk& c : chunk_file(*read.file, *chunkers[r], rule->plugin)) {
+            c.text.clear();  // the store keeps the file's text once
+            out.chunks.push_back(std::move(c));
+          }
+        } catch (const Error& e) {
+          throw Error(rule->where + ": chunking " + entry.relative_path + ": " + e.what());
+        }
+      }
+      texts[i] = std::string(read.file->text());
+      out.text = texts[i];
+    }
+    progress.advance();
+  });
+  return files;
+}
+
+// Removes what no generation needs: segments the manifest does not name (older generations,
+// runs that were killed), removal files it no longer names, and older layouts. A reader that
+// still has some of them open keeps them until it closes them.
+void remove_unused(const Pipeline& pipeline, const json& manifest) {
+  std::set<std::string> segments, files;
+  if (manifest.is_object() && manifest.contains("segments"))
+    for (const json& s : manifest.at("segments")) {
+      segments.insert(s.value("name", ""));
+      if (s.contains("removed")) files.insert(s.value("removed", ""));
+    }
+  std::error_code ec;
+  for (fs::directory_iterator it(pipeline.index_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const bool stale_manifest = name.rfind(std::string(kManifest) + ".tmp-", 0) == 0;  // from a killed run
+    const bool old_layout = name.rfind("gen-", 0) == 0;                                 // format 3
+    if (stale_manifest || old_layout || (name.rfind("seg-", 0) == 0 && !segments.count(name))) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+      continue;
+    }
+    if (!segments.count(name)) continue;
+    for (fs::directory_iterator inner(it->path(), ec), inner_end; !ec && inner != inner_end; inner.increment(ec)) {
+      const std::string file = name + "/" + inner->path().filename().string();
+      if (inner->path().filename().string().rfind("removed-", 0) == 0 && !files.count(file)) {
+        std::error_code ignored;
+        fs::remove(inner->path(), ignored);
+      }
+    }
+  }
+}
+
+// Picks segments to merge: one that lost too much, or kMergeFactor of one level. Empty: none.
+std::vector<std::size_t> pick_merge(const std::vector<OpenSegment>& segments) {
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const auto total = static_cast<double>(segments[i].store->size());
+    if (segments[i].live_chunks > 0 && total - static_cast<double>(segments[i].live_chunks) > kRemovedShare * total)
+      return {i};
+  }
+  std::map<std::size_t, std::vector<std::size_t>> by_level;
+  for (std::size_t i = 0; i < segments.size(); ++i) by_level[level_of(segments[i].live_chunks)].push_back(i);
+  for (auto& [level, members] : by_level)
+    if (members.size() >= kMergeFactor) {
+      members.resize(kMergeFactor);
+      return members;
+    }
+  return {};
+}
+
+}  // namespace
+
+IndexReport build_index(PipelineStages& stages, IndexOptions options) {
+  const Pipeline& pipeline = stages.pipeline();
+  const auto start = std::chrono::steady_clock::now();
+  IndexReport report;
+  const CorpusListing listing = list_corpus(pipeline);
+  const IndexLock lock(pipeline.index_dir);
+  std::unique_ptr<Retriever> retriever = stages.take_retriever();
+
+  // The generation to update, if there is one this can update.
+  json old;
+  std::vector<OpenSegment> segments;
+  const std::optional<json> found = try_manifest(pipeline);
+  if (!found) report.why_full = "no index yet";
+  else if (!found->is_object()) report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
+  else report.why_full = incompatibility(*found, pipeline);
+  if (report.why_full.empty()) {
+    try {
+      old = *found;
+      for (const auto& f : old.at("files")) {
+        std::error_code ec;
+        const auto size = fs::file_size(pipeline.index_dir / f.at("path").get<std::string>(), ec);
+        if (ec || size != f.at("size").get<std::uintmax_t>())
+          throw Error("the index is damaged (" + f.at("path").get<std::string>() + ")");
+      }
+      if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint) {  // nothing listed changed
+        report.files = old.at("corpus").value("files", std::size_t{0});
+        report.skipped = old.at("corpus").value("skipped", std::size_t{0});
+        report.chunks = old.value("chunks", std::size_t{0});
+        report.segments = old.at("segments").size();
+        report.notes = listing.notes;
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return report;
+      }
+      if (options.full) report.why_full = "asked for (--full)";
+      else segments = open_segments(pipeline, old);
+    } catch (const json::exception&) {
+      report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
+    } catch (const Error& e) {
+      report.why_full = e.what();
+    }
+    // Asked outside the try: a plugin that fails here stops the run, as anywhere else.
+    if (report.why_full.empty() && !retriever->updatable())
+      report.why_full = "the " + pipeline.retriever.plugin + " retriever cannot update an index";
+    if (!report.why_full.empty()) segments.clear();
+  }
+  report.full = !report.why_full.empty();
+  // Leftovers of killed runs go first: new segments may take their names.
+  remove_unused(pipeline, found && found->is_object() ? *found : json());
+  std::uint64_t next_segment = 1;
+  if (found && found->is_object()) next_segment = std::max<std::uint64_t>(1, found->value("next_segment", std::uint64_t{1}));
+
+  // What changed: files listed with no record, or whose size or time differ, are indexed (again);
+  // records of files no longer listed, or indexed again, are removed.
+  std::map<std::string_view, std::pair<std::size_t, std::uint32_t>> recorded;
+  for (std::size_t s = 0; s < segments.size(); ++s)
+    for (std::uint32_t f = 0; f < segments[s].store->file_count(); ++f)
+      if (!segments[s].file_removed(f)) recorded[segments[s].store->file(f).relative_path] = {s, f};
+  std::vector<const CorpusEntry*> to_index;
+  std::set<std::string> lost_files;  // segments that lost files in this run
+  for (const CorpusEntry& entry : listing.files) {
+    const auto it = recorded.find(entry.relative_path);
+    if (it == recorded.end()) {
+      to_index.push_back(&entry);
+      ++report.added;
+      continue;
+    }
+    const auto [s, f] = it->second;
+    const SegmentStore::File file = segments[s].store->file(f);
+    if (file.size != entry.size || file.modified != entry.modified) {
+      to_index.push_back(&entry);
+      ++report.changed;
+      segments[s].remove_file(f);
+      lost_files.insert(segments[s].name);
+    }
+    recorded.erase(it);
+  }
+  for (const auto& [path, where] : recorded) {
+    segments[where.first].remove_file(where.second);
+    lost_files.insert(segments[where.first].name);
+    ++report.removed;
+  }
+  if (report.full) report.added = listing.files.size(), report.changed = report.removed = 0;
+
+  // New segments, a bounded amount of source text each.
+  GenerationWriter writer(pipeline, *retriever, next_segment);
+  {
+    Progress progress("indexing", to_index.size());
+    for (std::size_t begin = 0; begin < to_index.size();) {
+      std::size_t end = begin;
+      std::uintmax_t bytes = 0;
+      while (end < to_index.size() && (end == begin || bytes + to_index[end]->size <= kSegmentBytes))
+        bytes += to_index[end++]->size;
+      std::vector<std::string> texts;
+      const std::vector<StoredFile> files =
+          chunk_files(stages, std::span(to_index).subspan(begin, end - begin), texts, progress);
+      segments.push_back(writer.add(files));
+      begin = end;
+    }
+  }
+  std::size_t live = 0;
+  for (const OpenSegment& s : segments) live += s.live_chunks;
+  if (live == 0) {
+    // Name the files passed over: "no chunks" alone would hide that everything was binary or too large.
+    std::vector<std::string> notes = listing.notes;
+    for (const OpenSegment& s : segments)
+      for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
+        if (!s.file_removed(f))
+          notes.push_back(std::string(s.store->file(f).relative_path) + ": " + std::string(s.store->file(f).note));
+    std::string passed_over;
+    if (!notes.empty()) passed_over = ", " + std::to_string(notes.size()) + " passed over, e.g. " + notes.front();
+    throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" +
+                std::to_string(listing.files.size() + listing.notes.size()) + " files matched corpus.include" +
+                passed_over + "); check corpus.root and corpus.include in " + pipeline.label());
+  }
+
+  // Segments with nothing left go; the others merge while the policy asks for it.
+  std::erase_if(segments, [](const OpenSegment& s) { return s.live_chunks == 0; });
+  for (std::vector<std::size_t> group; !(group = pick_merge(segments)).empty();) {
+    std::vector<const OpenSegment*> sources;
+    for (const std::size_t i : group) sources.push_back(&segments[i]);
+    OpenSegment merged = writer.merge(sources);
+    report.merged += group.size();
+    for (auto i = group.rbegin(); i != group.rend(); ++i) segments.erase(segments.begin() + static_cast<std::ptrdiff_t>(*i));
+    segments.push_back(std::move(merged));
+  }
+
+  // The new generation: removal files for the old segments that lost files, then the manifest.
+  const std::string generation = new_generation();
+  json segment_list = json::array(), files = json::array();
+  std::map<std::string, std::size_t> kinds;
+  const auto list = [&](const fs::path& path) {
+    files.push_back({{"path", path.lexically_relative(pipeline.index_dir).generic_string()}, {"size", fs::file_size(path)}});
+  };
+  for (OpenSegment& s : segments) {
+    if (lost_files.count(s.name)) writer.write_removals(s, generation);
+    json entry = {{"name", s.name}, {"chunks", s.store->size()}, {"live_chunks", s.live_chunks}, {"files", s.store->file_count()}};
+    entry["kinds"] = s.stored_kinds;
+    if (!s.removed_file.empty()) {
+      entry["removed"] = s.removed_file;
+      list(pipeline.index_dir / s.removed_file);
+    }
+    for (const auto& [kind, count] : s.kinds)
+      if (count > 0) kinds[kind] += count;
+    for (fs::recursive_directory_iterator it(pipeline.index_dir / s.name), end; it != end; ++it)
+      if (it->is_regular_file() && it->path().filename().string().rfind("removed-", 0) != 0) list(it->path());
+    segment_list.push_back(std::move(entry));
+    report.chunks += s.live_chunks;
+    for (std::uint32_t f = 0; f < s.store->file_count(); ++f) {
+      if (s.file_removed(f)) continue;
+      const SegmentStore::File file = s.store->file(f);
+      if (file.note.empty()) {
+        ++report.files;
+      } else {
+        ++report.skipped;
+        report.notes.push_back(std::string(file.relative_path) + ": " + std::string(file.note));
+      }
+    }
+  }
+  report.skipped += listing.notes.size();
+  report.notes.insert(report.notes.begin(), listing.notes.begin(), listing.notes.end());
+  report.segments = segments.size();
+  json chunk_kinds = json::array();
+  for (const auto& [kind, count] : kinds) chunk_kinds.push_back(kind);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const json manifest = {
+      {"format", kIndexFormat},
+      {"rag_version", RAG_VERSION},
+      {"built_at", utc_now()},
+      {"build_seconds", report.seconds},
+      {"pipeline", {{"name", pipeline.name}, {"file", pipeline.file.string()}, {"hash", pipeline.content_hash()}}},
+      {"corpus",
+       {{"root", pipeline.corpus_root}, {"files", report.files}, {"skipped", report.skipped}, {"fingerprint", listing.fingerprint}}},
+      {"retriever", pipeline.retriever.plugin},
+      {"chunks", report.chunks},
+      {"chunk_kinds", chunk_kinds},
+      {"generation", generation},
+      {"next_segment", writer.next_segment()},
+      {"segments", segment_list},
+      {"files", files}};
+  write_file_atomically(pipeline.index_dir / kManifest, manifest.dump(2) + "\n");
+  writer.committed();
+  report.committed = true;
+  // The manifest now names the new generation: what older ones alone used can go.
+  remove_unused(pipeline, manifest);
+  return report;
+}
+
+}  // namespace rag
