@@ -1,13 +1,19 @@
 // `rag index`, `rag chunks` and `rag plugins`.
 #include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "commands.hpp"
+#include "rag/corpus_watcher.hpp"
 #include "rag/error.hpp"
 #include "rag/evaluation.hpp"
 #include "rag/file_io.hpp"
@@ -15,17 +21,13 @@
 #include "rag/project.hpp"
 
 namespace rag::commands {
+namespace fs = std::filesystem;
 
-int index(const cli::Invocation& inv) {
-  cli::po::options_description options("index options");
-  cli::add_pipeline_options(options);
-  options.add_options()("verbose,v", "list every file passed over")("full", "rebuild from scratch instead of updating");
-  const auto vm = cli::parse(inv, "[--pipeline NAME|FILE] [--set KEY=VALUE ...] [--max_chunk_size N] [--full] [-v]", options);
-  if (!vm) return 0;
-  cli::LoadedPipeline loaded(*vm);
-  const Pipeline& pipeline = loaded.pipeline;
-  const IndexReport report = build_index(loaded.stages, {vm->count("full") > 0});
-  if (vm->count("verbose"))
+namespace {
+
+// One line on what an index run did.
+void report_index(const IndexReport& report, const Pipeline& pipeline, bool verbose) {
+  if (verbose)
     for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
   const auto plural = [](std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   const std::string holds = plural(report.files, "file") + ", " + plural(report.chunks, "chunk") + " in " +
@@ -42,8 +44,55 @@ int index(const cli::Invocation& inv) {
               << " changed, " << report.added << " added, " << report.removed << " removed"
               << (report.merged ? ", " + plural(report.merged, "segment") + " merged" : "") << " -> " << holds;
   }
-  if (report.skipped) std::cerr << " (" << report.skipped << " files passed over" << (vm->count("verbose") ? "" : "; -v lists them") << ")";
-  std::cerr << "\n";
+  if (report.skipped) std::cerr << " (" << report.skipped << " files passed over" << (verbose ? "" : "; -v lists them") << ")";
+  std::cerr << std::endl;
+}
+
+// `rag index --watch`: updates the index whenever the corpus changes, until SIGINT or SIGTERM.
+// A failed update is reported and the watch goes on: the next change may mend it.
+int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbose) {
+  const Pipeline& pipeline = loaded.pipeline;
+  // The signals come through a descriptor the watcher polls: blocked here, before any thread is
+  // made, so that no thread takes them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const int stop_fd = ::signalfd(-1, &stop_signals, SFD_CLOEXEC);
+  if (stop_fd < 0) throw Error(std::string("rag index --watch: cannot take signals (") + std::strerror(errno) + ")");
+  std::error_code ec;
+  CorpusWatcher watcher(fs::weakly_canonical(pipeline.corpus_dir, ec), {fs::weakly_canonical(pipeline.index_dir, ec)});
+  report_index(build_index(stages), pipeline, verbose);
+  std::cerr << "watching " << display_path(pipeline.corpus_dir) << " (" << watcher.folders()
+            << " folders) for changes; Ctrl-C stops" << std::endl;
+  while (watcher.wait_for_changes(std::chrono::milliseconds(150), std::chrono::milliseconds(600), stop_fd) ==
+         CorpusWatcher::Wait::changed) {
+    try {
+      report_index(build_index(stages), pipeline, verbose);
+    } catch (const Error& e) {
+      std::cerr << "error: " << e.what() << "; still watching" << std::endl;
+    }
+  }
+  ::close(stop_fd);
+  std::cerr << "stopped watching" << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int index(const cli::Invocation& inv) {
+  cli::po::options_description options("index options");
+  cli::add_pipeline_options(options);
+  options.add_options()("verbose,v", "list every file passed over")("full", "rebuild from scratch instead of updating")(
+      "watch", "keep the index up to date as the corpus changes (until Ctrl-C)");
+  const auto vm = cli::parse(inv, "[--pipeline NAME|FILE] [--set KEY=VALUE ...] [--max_chunk_size N] [--full] [--watch] [-v]", options);
+  if (!vm) return 0;
+  if (vm->count("full") && vm->count("watch")) throw Error("rag index: --full and --watch do not go together; run --full first");
+  cli::LoadedPipeline loaded(*vm);
+  const bool verbose = vm->count("verbose") > 0;
+  if (vm->count("watch")) return watch(loaded, loaded.stages, verbose);
+  report_index(build_index(loaded.stages, {vm->count("full") > 0}), loaded.pipeline, verbose);
   return 0;
 }
 

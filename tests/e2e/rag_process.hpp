@@ -75,8 +75,9 @@ class BackgroundRag {
     }
     return done_;
   }
-  void kill_now() {
-    if (!finished()) ::kill(pid_, SIGKILL);
+  void kill_now() { signal(SIGKILL); }
+  void signal(int number) {
+    if (!finished()) ::kill(pid_, number);
   }
   /// Waits for the end; the exit status (128 + signal when killed).
   int wait() {

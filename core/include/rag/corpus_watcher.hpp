@@ -1,0 +1,44 @@
+#pragma once
+// Following a corpus as it is edited (`rag index --watch`): inotify watches on the corpus folder
+// and every folder below it, new ones as they appear. Symbolic links to folders are not
+// followed, as the corpus listing does not follow them.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rag {
+
+class CorpusWatcher {
+ public:
+  /// Watches `root` and the folders below it, except those below `ignored` (an index folder
+  /// inside the corpus). Throws rag::Error when the folder cannot be watched (inotify's limit
+  /// of watches, in /proc/sys/fs/inotify/max_user_watches, says how many folders can be).
+  CorpusWatcher(std::filesystem::path root, std::vector<std::filesystem::path> ignored);
+  ~CorpusWatcher();
+  CorpusWatcher(const CorpusWatcher&) = delete;
+  CorpusWatcher& operator=(const CorpusWatcher&) = delete;
+
+  enum class Wait { changed, stopped };
+  /// Waits for a change below the root, then for the changes that follow it to settle: returns
+  /// once nothing more has happened for `quiet`, or `longest` after the first change, so that an
+  /// editor's save (a temporary file, a rename) or a `git checkout` is taken as one batch.
+  /// Returns `stopped` as soon as `stop_fd` becomes readable (a signalfd, say). Throws rag::Error
+  /// when the root itself goes away.
+  Wait wait_for_changes(std::chrono::milliseconds quiet, std::chrono::milliseconds longest, int stop_fd);
+
+  std::size_t folders() const { return folders_.size(); }
+
+ private:
+  void watch_tree(const std::filesystem::path& folder);
+  /// Reads the pending events; true when one of them is a change of the corpus.
+  bool read_events();
+
+  std::filesystem::path root_;
+  std::vector<std::filesystem::path> ignored_;
+  int fd_ = -1;
+  std::map<int, std::filesystem::path> folders_;  // watch descriptor -> folder
+};
+
+}  // namespace rag

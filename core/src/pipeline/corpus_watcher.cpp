@@ -1,0 +1,124 @@
+#include "rag/corpus_watcher.hpp"
+
+#include <poll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "rag/error.hpp"
+
+namespace rag {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// What changes a file's content or the set of files; reads and plain opens do not.
+constexpr std::uint32_t kEvents =
+    IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+
+}  // namespace
+
+CorpusWatcher::CorpusWatcher(fs::path root, std::vector<fs::path> ignored)
+    : root_(std::move(root)), ignored_(std::move(ignored)) {
+  fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd_ < 0) throw Error(std::string("cannot watch the corpus: inotify is not available (") + std::strerror(errno) + ")");
+  try {
+    watch_tree(root_);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+CorpusWatcher::~CorpusWatcher() { ::close(fd_); }
+
+void CorpusWatcher::watch_tree(const fs::path& folder) {
+  const auto ignored = [&](const fs::path& p) {
+    return std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) {
+      const auto [end, _] = std::mismatch(i.begin(), i.end(), p.begin(), p.end());
+      return end == i.end();
+    });
+  };
+  std::vector<fs::path> pending = {folder};
+  while (!pending.empty()) {
+    const fs::path current = pending.back();
+    pending.pop_back();
+    if (ignored(current)) continue;
+    const int wd = ::inotify_add_watch(fd_, current.c_str(), kEvents | IN_ONLYDIR | IN_DONT_FOLLOW);
+    if (wd < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;  // gone again already
+      throw Error("cannot watch " + current.string() + " (" + std::strerror(errno) + ")" +
+                  (errno == ENOSPC ? "; raise /proc/sys/fs/inotify/max_user_watches" : ""));
+    }
+    folders_[wd] = current;
+    std::error_code ec;
+    for (fs::directory_iterator it(current, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec))
+      if (it->is_directory(ec) && !it->is_symlink(ec)) pending.push_back(it->path());
+  }
+}
+
+bool CorpusWatcher::read_events() {
+  alignas(inotify_event) char buffer[64 * 1024];
+  bool changed = false;
+  for (;;) {
+    const ssize_t n = ::read(fd_, buffer, sizeof buffer);
+    if (n <= 0) break;  // EAGAIN: nothing more for now
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(buffer + at);
+      at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      const auto folder = folders_.find(e->wd);
+      if (e->mask & IN_Q_OVERFLOW) {
+        changed = true;  // events were lost: the next index finds out what changed
+        continue;
+      }
+      if (folder == folders_.end()) continue;
+      if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+        if (folder->second == root_) throw Error("the corpus folder " + root_.string() + " was removed or moved");
+        continue;
+      }
+      if (e->mask & IN_IGNORED) {
+        folders_.erase(folder);
+        continue;
+      }
+      const fs::path path = e->len ? folder->second / e->name : folder->second;
+      if (std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) {
+            const auto [end, _] = std::mismatch(i.begin(), i.end(), path.begin(), path.end());
+            return end == i.end();
+          }))
+        continue;
+      if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) watch_tree(path);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+CorpusWatcher::Wait CorpusWatcher::wait_for_changes(std::chrono::milliseconds quiet, std::chrono::milliseconds longest,
+                                                    int stop_fd) {
+  std::optional<Clock::time_point> first, last;
+  for (;;) {
+    int timeout = -1;
+    if (first) {
+      const auto now = Clock::now();
+      const auto until = std::min(*last + quiet, *first + longest);
+      if (now >= until) return Wait::changed;
+      timeout = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
+    }
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    const int ready = ::poll(fds, 2, timeout);
+    if (ready < 0 && errno != EINTR) throw Error(std::string("watching the corpus failed: ") + std::strerror(errno));
+    if (fds[1].revents & POLLIN) return Wait::stopped;
+    if ((fds[0].revents & POLLIN) && read_events()) {
+      last = Clock::now();
+      if (!first) first = last;
+    }
+  }
+}
+
+}  // namespace rag
