@@ -120,7 +120,7 @@ printf '%s\n' "${samples[@]}" | awk -v soak="$soak" '
 # New generations committed under load: no request may fail.
 wrk -t1 -c16 -d"$((3 * seconds))s" --latency "$url/api/search?$query" >"$out/wrk" 2>&1 &
 wrk_pid=$!
-for _ in 1 2; do "$rag" index --pipeline "$pipeline" >/dev/null 2>&1; sleep 1; done
+for _ in 1 2; do "$rag" index --full --pipeline "$pipeline" >/dev/null 2>&1; sleep 1; done
 wait "$wrk_pid"
 switches=$(curl -s "$url/metrics" | awk '/^rag_index_generation_switches_total/ {n += $NF} END {print n + 0}')
 printf '/api/search across %d index switches  ' "$switches"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Speed of the main jobs on this machine, median of N runs (default 5):
-#   - `rag index` of the whole corpus with the pipeline,
+#   - `rag index --full` of the whole corpus with the pipeline (from scratch),
 #   - `rag search_dataset` on each public dataset, process start and index load included,
 #   - per-query search latency (p50, p95) read from the results files.
 # Usage: bench/speed.sh [--pipeline configs/default.yaml] [--runs 5]
@@ -16,7 +16,7 @@ trap 'rm -rf "$out"' EXIT
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
 echo "pipeline: $pipeline, $runs runs each, medians"
-for _ in $(seq "$runs"); do seconds "$rag" index --pipeline "$pipeline"; done | median | xargs printf 'index                 %.3f s\n'
+for _ in $(seq "$runs"); do seconds "$rag" index --full --pipeline "$pipeline"; done | median | xargs printf "index --full          %.3f s\n"
 for name in dataset_docs_public.json dataset_code_public.json; do
   for _ in $(seq "$runs"); do
     seconds "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/$name" --save_directory "$out" --k 10

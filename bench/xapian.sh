@@ -28,7 +28,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}
   "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "pipeline: $pipeline"
 echo
-index_mb=$(for _ in $(seq "$runs"); do peak_mb "$rag" index --pipeline "$pipeline"; done | median)
+index_mb=$(for _ in $(seq "$runs"); do peak_mb "$rag" index --full --pipeline "$pipeline"; done | median)
 "$rag" chunks --export "$build/chunks.jsonl" --pipeline "$pipeline" 2>/dev/null
 
 answered=../shared/data/datasets/AnsweredQuestions

@@ -203,6 +203,31 @@ TEST_F(CliTest, UpdatesAddSegmentsAndFullRebuildsLeaveOne) {
   EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
 }
 
+// An index of another format is refused by search with the command that rebuilds it, and that
+// command rebuilds it, saying why; so is an update with a retriever that cannot update.
+TEST_F(CliTest, OldFormatsAndRetrieversThatCannotUpdateAreRebuilt) {
+  ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
+  json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  manifest["format"] = 3;
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml",
+               "the index at index has format 3, this rag reads format 4; run `rag index --pipeline pipeline.yaml` to rebuild it");
+  EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err,
+              HasSubstr("note: building from scratch: the index at index has format 3, this rag reads format 4\n"));
+  EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
+
+  std::string fixed = testing::read_all(dir_ / "pipeline.yaml");
+  fixed.replace(fixed.find("plugin: bm25"), 12, "{plugin: throwing_retriever, options: {updatable: false}}");
+  fixed.replace(fixed.find("index: index"), 12, "index: index-fixed");
+  fixed += "plugin_paths: ['" + std::string(RAG_BINARY_DIR) + "/tests/bad_plugins/throwing_retriever']\n";
+  dir_.write("fixed.yaml", fixed);
+  expect_success("index --pipeline fixed.yaml");
+  EXPECT_THAT(expect_success("index --pipeline fixed.yaml").err, HasSubstr("is up to date"));
+  dir_.write("repo/notes.txt", testing::read_all(dir_ / "repo/notes.txt") + "\nMore.\n");
+  EXPECT_THAT(expect_success("index --pipeline fixed.yaml").err,
+              HasSubstr("note: building from scratch: the throwing_retriever retriever cannot update an index\n"));
+}
+
 TEST_F(CliTest, CompareTwoPipelines) {
   std::string tfidf = testing::read_all(dir_ / "pipeline.yaml");
   tfidf.replace(tfidf.find("plugin: bm25"), 12, "plugin: tfidf");

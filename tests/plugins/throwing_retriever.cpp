@@ -1,5 +1,5 @@
 // A retriever that throws where its options say (see throwing.hpp); otherwise it returns the
-// first chunks not removed, in order.
+// first chunks not removed, in order. `updatable: false` makes it one that cannot update an index.
 #include <fstream>
 
 #include "rag/plugin.hpp"
@@ -10,14 +10,15 @@ namespace {
 class ThrowingRetriever final : public rag::Retriever {
  public:
   explicit ThrowingRetriever(rag::Options& options)
-      : failure_(options, {"build", "updatable", "merge", "open", "search"}) {}
+      : updatable_(options.get<bool>("updatable", true)),
+        failure_(options, {"build", "updatable", "merge", "open", "search"}) {}
   void build(const rag::SegmentChunks& chunks, const std::filesystem::path& dir) override {
     failure_.maybe_throw("build");
     std::ofstream(dir / "count") << chunks.size();
   }
   bool updatable() const override {
     failure_.maybe_throw("updatable");
-    return true;
+    return updatable_;
   }
   void merge(const rag::SegmentList&, const rag::SegmentChunks& merged, const std::filesystem::path& dir) override {
     failure_.maybe_throw("merge");
@@ -36,6 +37,7 @@ class ThrowingRetriever final : public rag::Retriever {
   }
 
  private:
+  bool updatable_;  // read before failure_, which checks that no other option is left
   throwing::Failure failure_;
   const rag::SegmentList* segments_ = nullptr;
 };

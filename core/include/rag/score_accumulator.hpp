@@ -28,12 +28,10 @@ class ScoreAccumulator {
     }
     scratch.scores[chunk] += score;
   }
-  /// Adds to a chunk that already has a score; others stay out. For very common terms, which
-  /// would otherwise make nearly every chunk a candidate (the "continue" strategy of Moffat
-  /// and Zobel's term-at-a-time evaluation).
-  void add_if_present(std::uint32_t chunk, double score) {
-    if (scratch_->seen[chunk]) scratch_->scores[chunk] += score;
-  }
+  /// Whether the chunk has received a score. A very common term may add only to those, which
+  /// spares making nearly every chunk a candidate (the "continue" strategy of Moffat and
+  /// Zobel's term-at-a-time evaluation).
+  bool has(std::uint32_t chunk) const { return scratch_->seen[chunk] != 0; }
   /// Multiplies the chunk's score, e.g. to normalise it, once all terms are added.
   void scale(std::uint32_t chunk, double factor) { scratch_->scores[chunk] *= factor; }
   const std::vector<std::uint32_t>& touched() const { return touched_; }

@@ -54,7 +54,10 @@ class SegmentStore final : public SegmentChunks {
   /// Chunk `id` (< size()). Throws rag::Error when its record points outside the file.
   ChunkView chunk(std::uint32_t id) const override;
   std::size_t file_count() const override { return files_.size(); }
-  std::uint32_t file_of(std::uint32_t chunk) const override { return chunks_[chunk].file; }
+  std::uint32_t file_of(std::uint32_t chunk) const override {
+    if (file_of_[chunk] >= files_.size()) reader_.damaged("is inconsistent");
+    return file_of_[chunk];
+  }
   File file(std::uint32_t index) const;
   /// The text of a file the segment chunked ("" for one passed over).
   std::string_view file_text(std::uint32_t index) const;
@@ -85,6 +88,7 @@ class SegmentStore final : public SegmentChunks {
   std::span<const FileRecord> files_;
   std::span<const std::uint32_t> by_name_;  // file indices sorted by name
   std::span<const ChunkRecord> chunks_;
+  std::span<const std::uint32_t> file_of_;
   std::span<const std::uint64_t> kinds_;  // offset and size of each kind's name in strings_
   std::string_view strings_;
   std::string_view texts_;

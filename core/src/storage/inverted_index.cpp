@@ -1,10 +1,12 @@
 #include "rag/inverted_index.hpp"
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <queue>
 #include <unordered_map>
@@ -28,8 +30,15 @@ IndexedFields IndexedFields::from_options(Options& options) {
 void InvertedIndex::write(const SegmentChunks& chunks, const AnalyzerSet& analyzers, IndexedFields fields,
                           BinaryWriter& out) {
   const std::size_t n = chunks.size();
-  // Per chunk: its distinct terms with their frequencies.
-  std::vector<std::vector<std::pair<std::string, std::uint32_t>>> counted(n);
+  // Each thread numbers the terms it meets in a vocabulary of its own; a chunk keeps its distinct
+  // terms as (thread's id, frequency), 8 bytes each rather than a string: what bounds memory.
+  struct Vocabulary {
+    std::unordered_map<std::string, std::uint32_t> ids;
+    std::vector<const std::string*> terms;  // by id
+  };
+  tbb::enumerable_thread_specific<Vocabulary> vocabularies;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> counted(n);
+  std::vector<Vocabulary*> vocabulary_of(n);
   std::vector<std::uint32_t> lengths(n, 0), analyzer_of(n, 0);
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
     const ChunkView c = chunks.chunk(static_cast<std::uint32_t>(i));
@@ -40,42 +49,67 @@ void InvertedIndex::write(const SegmentChunks& chunks, const AnalyzerSet& analyz
     if (fields.path) analyzer.analyze(c.relative_path, terms);
     if (fields.section) analyzer.analyze(c.section, terms);
     lengths[i] = static_cast<std::uint32_t>(terms.size());
-    counted[i] = count_terms(std::move(terms));
+    Vocabulary& vocabulary = vocabularies.local();
+    vocabulary_of[i] = &vocabulary;
+    std::vector<std::uint32_t> ids;
+    ids.reserve(terms.size());
+    for (std::string& term : terms) {
+      const auto [it, added] = vocabulary.ids.try_emplace(std::move(term), static_cast<std::uint32_t>(vocabulary.terms.size()));
+      if (added) vocabulary.terms.push_back(&it->first);
+      ids.push_back(it->second);
+    }
+    std::sort(ids.begin(), ids.end());
+    for (std::size_t t = 0; t < ids.size();) {
+      std::size_t u = t;
+      while (u < ids.size() && ids[u] == ids[t]) ++u;
+      counted[i].emplace_back(ids[t], static_cast<std::uint32_t>(u - t));
+      t = u;
+    }
   });
 
-  // The vocabulary, sorted so that a lookup is a binary search and opening needs no hashing.
-  std::unordered_map<std::string_view, std::uint32_t> ids;
-  std::vector<std::string_view> vocabulary;
-  for (const auto& doc : counted)
-    for (const auto& [term, tf] : doc)
-      if (ids.emplace(term, 0).second) vocabulary.push_back(term);
-  tbb::parallel_sort(vocabulary.begin(), vocabulary.end());
+  // One sorted vocabulary, so that a lookup is a binary search and opening needs no hashing; each
+  // thread's ids mapped to it.
+  struct Entry {
+    std::string_view term;
+    Vocabulary* vocabulary;
+    std::uint32_t id;
+  };
+  std::vector<Entry> entries;
+  for (Vocabulary& v : vocabularies)
+    for (std::uint32_t id = 0; id < v.terms.size(); ++id) entries.push_back({*v.terms[id], &v, id});
+  tbb::parallel_sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.term < y.term; });
+  std::map<const Vocabulary*, std::vector<std::uint32_t>> global_id;
+  for (Vocabulary& v : vocabularies) global_id[&v].resize(v.terms.size());
   std::string terms;
   std::vector<std::uint64_t> term_offsets(1, 0);
-  for (std::size_t i = 0; i < vocabulary.size(); ++i) {
-    ids[vocabulary[i]] = static_cast<std::uint32_t>(i);
-    terms += vocabulary[i];
-    term_offsets.push_back(terms.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    if (i == 0 || entries[i - 1].term != e.term) {  // else met in another thread too
+      terms += e.term;
+      term_offsets.push_back(terms.size());
+    }
+    global_id[e.vocabulary][e.id] = static_cast<std::uint32_t>(term_offsets.size() - 2);
   }
-
-  // Each chunk's terms as ids, in parallel (the map is only read now), then postings by
-  // counting sort: chunk ids come out ascending in every list.
-  std::vector<std::vector<std::uint32_t>> term_ids(n);
+  entries.clear();
+  entries.shrink_to_fit();
+  const std::size_t vocabulary_size = term_offsets.size() - 1;
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t d) {
-    term_ids[d].reserve(counted[d].size());
-    for (const auto& [term, tf] : counted[d]) term_ids[d].push_back(ids.find(term)->second);
+    const std::vector<std::uint32_t>& to_global = global_id[vocabulary_of[d]];
+    for (auto& [id, tf] : counted[d]) id = to_global[id];
   });
-  std::vector<std::uint64_t> counts(vocabulary.size() + 1, 0);
-  for (const auto& doc : term_ids)
-    for (const std::uint32_t id : doc) ++counts[id + 1];
+
+  // Postings by counting sort: chunk ids come out ascending in every list.
+  std::vector<std::uint64_t> counts(vocabulary_size + 1, 0);
+  for (const auto& doc : counted)
+    for (const auto& [id, tf] : doc) ++counts[id + 1];
   std::partial_sum(counts.begin(), counts.end(), counts.begin());
   const std::vector<std::uint64_t> posting_offsets = counts;
   std::vector<std::uint32_t> posting_chunks(counts.back()), posting_frequencies(counts.back());
   for (std::size_t d = 0; d < n; ++d)
-    for (std::size_t t = 0; t < term_ids[d].size(); ++t) {
-      const std::uint64_t at = counts[term_ids[d][t]]++;
+    for (const auto& [id, tf] : counted[d]) {
+      const std::uint64_t at = counts[id]++;
       posting_chunks[at] = static_cast<std::uint32_t>(d);
-      posting_frequencies[at] = counted[d][t].second;
+      posting_frequencies[at] = tf;
     }
   const std::uint64_t total = std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0});
   out.section(terms);

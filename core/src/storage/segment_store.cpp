@@ -8,7 +8,7 @@ namespace rag {
 namespace {
 
 constexpr std::uint32_t kFormat = 3;  // 3: files and their texts, read in place
-enum Section : std::size_t { kFiles, kByName, kChunks, kKinds, kStrings, kTexts, kSectionCount };
+enum Section : std::size_t { kFiles, kByName, kChunks, kFileOf, kKinds, kStrings, kTexts, kSectionCount };
 
 static_assert(sizeof(SegmentStore::ChunkRecord) == 64 && sizeof(SegmentStore::FileRecord) == 80,
               "records are read in place: their layout is the file format");
@@ -80,10 +80,15 @@ void write_segment_store(const std::filesystem::path& file, std::span<const Stor
   std::iota(by_name.begin(), by_name.end(), 0U);
   std::sort(by_name.begin(), by_name.end(), [&](std::uint32_t a, std::uint32_t b) { return files[a].name < files[b].name; });
 
+  // The file of each chunk again, packed: what retrievers ask of many chunks per query.
+  std::vector<std::uint32_t> file_of;
+  for (const auto& c : chunk_records) file_of.push_back(c.file);
+
   BinaryWriter out(file, "chunks", kFormat);
   out.section<SegmentStore::FileRecord>(file_records);
   out.section<std::uint32_t>(by_name);
   out.section<SegmentStore::ChunkRecord>(chunk_records);
+  out.section<std::uint32_t>(file_of);
   out.section<std::uint64_t>(kinds);
   out.section(strings.bytes());
   out.begin_section();
@@ -97,10 +102,12 @@ SegmentStore::SegmentStore(const std::filesystem::path& file) : reader_(file, "c
   files_ = reader_.array<FileRecord>(kFiles);
   by_name_ = reader_.array<std::uint32_t>(kByName);
   chunks_ = reader_.array<ChunkRecord>(kChunks);
+  file_of_ = reader_.array<std::uint32_t>(kFileOf);
   kinds_ = reader_.array<std::uint64_t>(kKinds);
   strings_ = reader_.bytes(kStrings);
   texts_ = reader_.bytes(kTexts);
-  if (by_name_.size() != files_.size() || kinds_.size() % 2 != 0) reader_.damaged("is inconsistent");
+  if (by_name_.size() != files_.size() || file_of_.size() != chunks_.size() || kinds_.size() % 2 != 0)
+    reader_.damaged("is inconsistent");
 }
 
 std::string_view SegmentStore::string_at(std::uint64_t offset, std::uint64_t size) const {

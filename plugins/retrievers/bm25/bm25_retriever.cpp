@@ -67,17 +67,29 @@ void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) 
   const bool single_analyzer = analyzers_->analyzers().size() == 1;
   for (const Term& t : found) {
     const auto df = static_cast<double>(t.postings.document_frequency);
-    const double idf = bm25_idf(parameters_, n, df);
+    const double weight = t.weight * bm25_idf(parameters_, n, df);
     const bool opens = df <= common_share_ * n || scores.touched().size() < kMinCandidates;
-    index_.for_each_posting(t.postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf,
-                                            std::uint32_t c) {
-      if (!single_analyzer && part.index.analyzer_of(c) != t.analyzer) return;
-      const double norm = 1.0 - parameters_.b + parameters_.b * part.index.length(c) / average_length_;
-      const double s = t.weight * idf * bm25_tf_weight(parameters_, tf, norm);
-      if (opens) scores.add(id, s);
-      else scores.add_if_present(id, s);
-    });
+    switch (parameters_.variant) {  // a loop for each variant: the formula is chosen once a term
+      case Bm25Variant::robertson: add_postings<Bm25Variant::robertson>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
+      case Bm25Variant::lucene: add_postings<Bm25Variant::lucene>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
+      case Bm25Variant::bm25l: add_postings<Bm25Variant::bm25l>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
+      case Bm25Variant::bm25plus: add_postings<Bm25Variant::bm25plus>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
+    }
   }
+}
+
+template <Bm25Variant V>
+void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer,
+                                 bool single_analyzer, double weight, bool opens, ScoreAccumulator& scores) const {
+  const Bm25Parameters p = parameters_;
+  // The length normalisation 1 - b + b |d| / avgdl, with the division by avgdl done once.
+  const double one_minus_b = 1.0 - p.b, b_per_length = p.b / average_length_;
+  index_.for_each_posting(postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf, std::uint32_t c) {
+    // A term that does not open candidates adds only to chunks already scored: others cost a look.
+    if ((!opens && !scores.has(id)) || (!single_analyzer && part.index.analyzer_of(c) != analyzer)) return;
+    const double norm = one_minus_b + b_per_length * part.index.length(c);
+    scores.add(id, weight * bm25_tf_weight<V>(p, tf, norm));
+  });
 }
 
 Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, const std::vector<Hit>& top) const {
@@ -119,10 +131,15 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
 }
 
 void Bm25Retriever::boost_by_file(ScoreAccumulator& scores) const {
-  // The two best scores of each file: a chunk is lifted by the best of the others.
-  std::unordered_map<std::uint32_t, std::pair<double, double>> best;
+  // The two best scores of each file: a chunk is lifted by the best of the others. Per thread,
+  // sized for every file and cleaned after each query where it was used.
+  thread_local std::vector<std::pair<double, double>> best;
+  if (best.size() < segments_->file_limit()) best.resize(segments_->file_limit(), {0.0, 0.0});
+  std::vector<std::uint32_t> file_of;
+  file_of.reserve(scores.touched().size());
   for (const std::uint32_t c : scores.touched()) {
-    auto& [first, second] = best[segments_->file_of(c)];
+    file_of.push_back(segments_->file_of(c));
+    auto& [first, second] = best[file_of.back()];
     const double s = scores.score(c);
     if (s > first) {
       second = first;
@@ -132,10 +149,12 @@ void Bm25Retriever::boost_by_file(ScoreAccumulator& scores) const {
     }
   }
   // In place: each chunk reads only its own score, and the bests are those before the lift.
-  for (const std::uint32_t c : scores.touched()) {
-    const auto& [first, second] = best[segments_->file_of(c)];
+  for (std::size_t i = 0; i < file_of.size(); ++i) {
+    const std::uint32_t c = scores.touched()[i];
+    const auto& [first, second] = best[file_of[i]];
     scores.add(c, file_weight_ * (scores.score(c) == first ? second : first));
   }
+  for (const std::uint32_t f : file_of) best[f] = {0.0, 0.0};
 }
 
 std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {

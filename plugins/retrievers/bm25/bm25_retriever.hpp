@@ -42,6 +42,10 @@ class Bm25Retriever final : public Retriever {
   /// Query terms with weights, per analyzer of the AnalyzerSet.
   using WeightedTerms = std::vector<std::vector<std::pair<std::string, double>>>;
   void score(const WeightedTerms& terms, ScoreAccumulator& scores) const;
+  /// Adds a term's postings to `scores` (see score()).
+  template <Bm25Variant V>
+  void add_postings(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer, bool single_analyzer,
+                    double weight, bool opens, ScoreAccumulator& scores) const;
   WeightedTerms expand(const WeightedTerms& terms, const std::vector<Hit>& top) const;
   void boost_by_file(ScoreAccumulator& scores) const;
 

@@ -26,16 +26,28 @@ struct Bm25Parameters {
 };
 
 double bm25_idf(const Bm25Parameters& p, double documents, double document_frequency);
-/// `length_norm` is 1 - b + b * |d| / avgdl. Inline: it runs once per posting of a query.
+/// The tf weight of variant V; `norm` is 1 - b + b * |d| / avgdl. Inline: it runs once per
+/// posting of a query, and a loop over postings can be made for one variant.
+template <Bm25Variant V>
+inline double bm25_tf_weight(const Bm25Parameters& p, double tf, double norm) {
+  if constexpr (V == Bm25Variant::robertson) {
+    return tf * (p.k1 + 1.0) / (tf + p.k1 * norm);
+  } else if constexpr (V == Bm25Variant::lucene) {
+    return tf / (tf + p.k1 * norm);
+  } else if constexpr (V == Bm25Variant::bm25l) {
+    const double c = tf / norm;
+    return (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta);
+  } else {
+    return tf * (p.k1 + 1.0) / (tf + p.k1 * norm) + p.delta;
+  }
+}
+
 inline double bm25_tf_weight(const Bm25Parameters& p, double tf, double norm) {
   switch (p.variant) {
-    case Bm25Variant::robertson: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm);
-    case Bm25Variant::lucene: return tf / (tf + p.k1 * norm);
-    case Bm25Variant::bm25l: {
-      const double c = tf / norm;
-      return (p.k1 + 1.0) * (c + p.delta) / (p.k1 + c + p.delta);
-    }
-    case Bm25Variant::bm25plus: return tf * (p.k1 + 1.0) / (tf + p.k1 * norm) + p.delta;
+    case Bm25Variant::robertson: return bm25_tf_weight<Bm25Variant::robertson>(p, tf, norm);
+    case Bm25Variant::lucene: return bm25_tf_weight<Bm25Variant::lucene>(p, tf, norm);
+    case Bm25Variant::bm25l: return bm25_tf_weight<Bm25Variant::bm25l>(p, tf, norm);
+    case Bm25Variant::bm25plus: return bm25_tf_weight<Bm25Variant::bm25plus>(p, tf, norm);
   }
   return 0.0;
 }
