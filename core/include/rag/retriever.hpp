@@ -108,6 +108,11 @@ class BOOST_SYMBOL_VISIBLE Retriever {
   /// combines the statistics of several segments itself. A retriever that answers false gets a
   /// single segment, rebuilt whole when the corpus changes.
   virtual bool updatable() const { return false; }
+  /// Whether open() and search() leave removed chunks out of the statistics themselves, as
+  /// InvertedIndexSet does. A retriever whose engine counts every document its files hold says
+  /// false: each segment that loses chunks is then written again without them, by merge() of that
+  /// segment alone, in the run that removes them.
+  virtual bool skips_removed() const { return true; }
   /// Writes into `dir` the files of one segment holding the chunks of `sources` that are not
   /// removed, in order: `merged` (their ids start at 0). The default builds them from `merged`;
   /// a retriever may combine the sources' files instead, which is faster.

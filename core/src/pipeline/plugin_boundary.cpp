@@ -43,6 +43,9 @@ class HeldRetriever final : public Retriever, Held<Retriever> {
   bool updatable() const override {
     return call("updatable", [&] { return object_->updatable(); });
   }
+  bool skips_removed() const override {
+    return call("skips_removed", [&] { return object_->skips_removed(); });
+  }
   void merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) override {
     call("merge", [&] { object_->merge(sources, merged, dir); });
   }

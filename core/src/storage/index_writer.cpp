@@ -255,11 +255,12 @@ void remove_unused(const Pipeline& pipeline, const json& manifest) {
   }
 }
 
-// Picks segments to merge: one that lost too much, or kMergeFactor of one level. Empty: none.
-std::vector<std::size_t> pick_merge(const std::vector<OpenSegment>& segments) {
+// Picks segments to merge: one that lost more than `removed_share` of its chunks, or
+// kMergeFactor of one level. Empty: none.
+std::vector<std::size_t> pick_merge(const std::vector<OpenSegment>& segments, double removed_share) {
   for (std::size_t i = 0; i < segments.size(); ++i) {
     const auto total = static_cast<double>(segments[i].store->size());
-    if (segments[i].live_chunks > 0 && total - static_cast<double>(segments[i].live_chunks) > kRemovedShare * total)
+    if (segments[i].live_chunks > 0 && total - static_cast<double>(segments[i].live_chunks) > removed_share * total)
       return {i};
   }
   std::map<std::size_t, std::vector<std::size_t>> by_level;
@@ -391,7 +392,9 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
 
   // Segments with nothing left go; the others merge while the policy asks for it.
   std::erase_if(segments, [](const OpenSegment& s) { return s.live_chunks == 0; });
-  for (std::vector<std::size_t> group; !(group = pick_merge(segments)).empty();) {
+  // A retriever that cannot leave removed chunks out of its statistics gets them written out now.
+  const double removed_share = retriever->skips_removed() ? kRemovedShare : 0.0;
+  for (std::vector<std::size_t> group; !(group = pick_merge(segments, removed_share)).empty();) {
     std::vector<const OpenSegment*> sources;
     for (const std::size_t i : group) sources.push_back(&segments[i]);
     OpenSegment merged = writer.merge(sources);
