@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <unordered_map>
 
 namespace rag {
 namespace {
@@ -121,9 +122,17 @@ void for_each_part(std::string_view word, bool split_digits, Emit emit) {
 
 }  // namespace
 
+// Words seen by a thread with their stems, at most this many: a corpus repeats its words, and a
+// Snowball stem costs more than a lookup.
+constexpr std::size_t kStemCache = 1 << 16;
+
 struct Analyzer::Impl {
-  // Snowball stemmers are not thread-safe: one per thread, made on first use.
-  tbb::enumerable_thread_specific<StemmerPtr> stemmers;
+  // Snowball stemmers are not thread-safe: one per thread, made on first use, with its cache.
+  struct Stemming {
+    StemmerPtr stemmer;
+    std::unordered_map<std::string, std::string> stems;
+  };
+  tbb::enumerable_thread_specific<Stemming> stemming;
 };
 
 AnalyzerConfig AnalyzerConfig::from_options(Options& options, const AnalyzerConfig& defaults) {
@@ -208,11 +217,20 @@ void Analyzer::add_term(std::string_view part, std::vector<std::string>& terms) 
   std::string term = normalise(part);
   if (term.size() < config_.min_length || is_stopword(config_.stopwords, term)) return;
   if (config_.stemmer != "none") {
-    StemmerPtr& stemmer = impl_->stemmers.local();
-    if (!stemmer) stemmer = make_stemmer(config_.stemmer);
-    const sb_symbol* stem =
-        sb_stemmer_stem(stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()), static_cast<int>(term.size()));
-    if (stem) term.assign(reinterpret_cast<const char*>(stem), static_cast<std::size_t>(sb_stemmer_length(stemmer.get())));
+    Impl::Stemming& stemming = impl_->stemming.local();
+    if (const auto known = stemming.stems.find(term); known != stemming.stems.end()) {
+      term = known->second;
+    } else {
+      if (!stemming.stemmer) stemming.stemmer = make_stemmer(config_.stemmer);
+      const sb_symbol* stem = sb_stemmer_stem(stemming.stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()),
+                                              static_cast<int>(term.size()));
+      std::string stemmed = stem ? std::string(reinterpret_cast<const char*>(stem),
+                                               static_cast<std::size_t>(sb_stemmer_length(stemming.stemmer.get())))
+                                 : term;
+      if (stemming.stems.size() >= kStemCache) stemming.stems.clear();
+      stemming.stems.emplace(std::move(term), stemmed);
+      term = std::move(stemmed);
+    }
   }
   terms.push_back(std::move(term));
 }

@@ -146,7 +146,9 @@ Index::Index(PipelineStages& stages) {
       auto opened = std::make_unique<Opened>();
       opened->pipeline = &pipeline;
       opened->segments = open_segments(pipeline, manifest_);
-      opened->view = retriever_view(pipeline, opened->segments);
+      std::vector<const OpenSegment*> all;
+      for (const OpenSegment& s : opened->segments) all.push_back(&s);
+      opened->view = retriever_view(pipeline, all);
       opened->list = std::make_unique<SegmentList>(opened->view);
       opened->retriever = stages.take_retriever();
       opened->retriever->open(*opened->list);

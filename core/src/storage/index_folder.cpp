@@ -94,12 +94,12 @@ std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const json& man
   return segments;
 }
 
-std::vector<Segment> retriever_view(const Pipeline& pipeline, const std::vector<OpenSegment>& segments) {
+std::vector<Segment> retriever_view(const Pipeline& pipeline, const std::vector<const OpenSegment*>& segments) {
   std::vector<Segment> view;
   std::uint32_t base = 0;
-  for (const OpenSegment& s : segments) {
-    view.push_back({pipeline.index_dir / s.name / kRetrieverDir, s.store.get(), base, s.removed_chunks});
-    base += static_cast<std::uint32_t>(s.store->size());
+  for (const OpenSegment* s : segments) {
+    view.push_back({pipeline.index_dir / s->name / kRetrieverDir, s->store.get(), base, s->removed_chunks});
+    base += static_cast<std::uint32_t>(s->store->size());
   }
   return view;
 }

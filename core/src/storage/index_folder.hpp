@@ -53,8 +53,8 @@ struct OpenSegment {
 /// (Each entry: name, chunk counts by kind, and `removed`, the file of its removals, if any.)
 std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const nlohmann::json& manifest);
 
-/// The segments as a retriever sees them (its folders, bases, removals), in order; they point
+/// Segments as a retriever sees them (its folders, bases from 0, removals), in order; they point
 /// into `segments`.
-std::vector<Segment> retriever_view(const Pipeline& pipeline, const std::vector<OpenSegment>& segments);
+std::vector<Segment> retriever_view(const Pipeline& pipeline, const std::vector<const OpenSegment*>& segments);
 
 }  // namespace rag::index_folder

@@ -132,12 +132,7 @@ class GenerationWriter {
     files.clear();
     finish(segment);
     // The retriever reads the sources as they are now: their own folders, their removals.
-    std::vector<Segment> view;
-    std::uint32_t base = 0;
-    for (const OpenSegment* s : sources) {
-      view.push_back({pipeline_.index_dir / s->name / kRetrieverDir, s->store.get(), base, s->removed_chunks});
-      base += static_cast<std::uint32_t>(s->store->size());
-    }
+    const std::vector<Segment> view = retriever_view(pipeline_, sources);
     retriever_.merge(SegmentList(view), *segment.store, pipeline_.index_dir / segment.name / kRetrieverDir);
     return segment;
   }
