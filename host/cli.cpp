@@ -55,7 +55,7 @@ void add_pipeline_options(po::options_description& options) {
       ("max_chunk_size", po::value<long long>(), "the same as --set chunkers[*].options.max_chunk_size=N");
 }
 
-Pipeline load_pipeline(const po::variables_map& vm) {
+std::vector<std::string> read_overrides(const po::variables_map& vm) {
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("max_chunk_size")) {
@@ -63,9 +63,13 @@ Pipeline load_pipeline(const po::variables_map& vm) {
     if (size <= 0) throw Error("--max_chunk_size must be a positive number of characters, got " + std::to_string(size));
     overrides.push_back("chunkers[*].options.max_chunk_size=" + std::to_string(size));
   }
+  return overrides;
+}
+
+Pipeline load_pipeline(const po::variables_map& vm) {
   const PipelineLocation location =
       locate_pipeline(vm.count("pipeline") ? vm["pipeline"].as<std::string>() : "", std::filesystem::current_path());
-  return Pipeline::load(location.file, overrides, location.reference);
+  return Pipeline::load(location.file, read_overrides(vm), location.reference);
 }
 
 std::unique_ptr<PluginRegistry> load_plugins(const Pipeline& pipeline) {

@@ -35,6 +35,9 @@ std::string joined_words(const std::vector<std::string>& words);
 /// Adds --pipeline, --set and --max_chunk_size.
 void add_pipeline_options(po::options_description& options);
 
+/// The overrides of --set and --max_chunk_size, in order.
+std::vector<std::string> read_overrides(const po::variables_map& vm);
+
 /// The pipeline that --pipeline names from the working folder (see project.hpp), with the
 /// overrides of --set and --max_chunk_size.
 Pipeline load_pipeline(const po::variables_map& vm);

@@ -16,6 +16,7 @@ int answer(const cli::Invocation& inv);
 int answer_dataset(const cli::Invocation& inv);
 int evaluate_answers(const cli::Invocation& inv);
 int compare(const cli::Invocation& inv);
+int tune(const cli::Invocation& inv);
 int serve(const cli::Invocation& inv);
 
 }  // namespace rag::commands

@@ -23,6 +23,7 @@ const std::map<std::string, Command>& command_table() {
       {"evaluate", {rag::commands::evaluate, "recall@k and MRR of a results file against an answered dataset"}},
       {"mesure_recall_at_k_on_dataset", {rag::commands::evaluate, "the same as evaluate"}},
       {"compare", {rag::commands::compare, "A/B two or more pipelines on answered datasets, with a paired significance test"}},
+      {"tune", {rag::commands::tune, "choose a pipeline's options by cross-validation and report held-out-fold recall"}},
       {"plugins", {rag::commands::plugins, "list the plugins found and where"}},
       {"serve", {rag::commands::serve, "serve search, answers and a web page over HTTP (docs/http-api.md)"}},
       {"check", {rag::commands::check, "validate a pipeline, show each stage's options and whether its index is current"}},

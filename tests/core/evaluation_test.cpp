@@ -1,10 +1,12 @@
 #include "rag/evaluation.hpp"
 
 #include "rag/chunk_vector.hpp"
+#include "rag/cross_validation.hpp"
 #include "rag/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace rag {
@@ -87,6 +89,54 @@ TEST(Evaluate, UnknownQuestionIdIsAnError) {
   const std::vector<Question> dataset = {{"q1", "one", {{"f", 0, 100}}, ""}};
   ResultsFile results{{{"nope", "?", {}, 0}}, 10};
   EXPECT_THROW(evaluate(dataset, results), Error);
+}
+
+}  // namespace
+}  // namespace rag
+
+namespace rag {
+namespace {
+
+Question about(const std::string& id, std::vector<std::string> files) {
+  Question q{id, "q", {}, ""};
+  for (auto& f : files) q.sources.push_back({std::move(f), 0, 10});
+  return q;
+}
+
+TEST(CrossValidation, QuestionsAboutOneFileShareAFold) {
+  // a, b and c are linked through the files they share; d, e, f stand alone.
+  const std::vector<Question> questions = {about("a", {"x"}), about("b", {"x", "y"}), about("c", {"y"}),
+                                           about("d", {"z"}), about("e", {"w"}),      about("f", {"v"})};
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    const std::vector<std::size_t> fold = assign_folds(questions, 3, seed);
+    EXPECT_EQ(fold[0], fold[1]);
+    EXPECT_EQ(fold[1], fold[2]);
+    // The group of three takes a fold; the three single ones fill the other two.
+    std::vector<std::size_t> size(3, 0);
+    for (const std::size_t f : fold) ++size[f];
+    std::sort(size.begin(), size.end());
+    EXPECT_EQ(size, (std::vector<std::size_t>{1, 2, 3}));
+  }
+  EXPECT_THROW(assign_folds(questions, 5, 1), Error);  // only four groups
+}
+
+TEST(CrossValidation, ChoosesOnTrainingFoldsAndScoresTheHeldOutOne) {
+  // Two configurations, one dataset of four questions in two folds: configuration 1 is better on
+  // fold 0, configuration 0 on fold 1, so each fold is scored with the other's choice.
+  TuningData data;
+  data.folds = 2;
+  data.fold = {{0, 0, 1, 1}};
+  data.score = {{{0.0, 0.0, 1.0, 1.0}}, {{1.0, 1.0, 0.0, 0.5}}};
+  const CrossValidation cv = cross_validate(data);
+  EXPECT_EQ(cv.chosen, (std::vector<std::size_t>{0, 1}));  // fold 0 held out: fold 1 prefers 0
+  EXPECT_DOUBLE_EQ(cv.held_out[0][0], 0.0);
+  EXPECT_DOUBLE_EQ(cv.held_out[0][1], 0.25);
+  EXPECT_EQ(cv.question_score[0], (std::vector<double>{0.0, 0.0, 0.0, 0.5}));
+  EXPECT_EQ(cv.chosen_on_all, 1u);  // 0.625 against 0.5 on all questions
+  // Datasets weigh the same, whatever their size; ties go to the first configuration.
+  data.fold = {{0, 1}, {0, 1, 0, 1, 0, 1}};
+  data.score = {{{1.0, 1.0}, {0, 0, 0, 0, 0, 0}}, {{0.0, 0.0}, {1, 1, 1, 1, 1, 1}}};
+  EXPECT_EQ(cross_validate(data).chosen_on_all, 0u);
 }
 
 }  // namespace

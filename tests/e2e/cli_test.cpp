@@ -228,6 +228,43 @@ TEST_F(CliTest, OldFormatsAndRetrieversThatCannotUpdateAreRebuilt) {
               HasSubstr("note: building from scratch: the throwing_retriever retriever cannot update an index\n"));
 }
 
+TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
+  std::string questions = R"({"rag_questions": [)";
+  const std::vector<std::pair<std::string, std::string>> asked = {
+      {"How is the TCP port number parsed?", "repo/pkg/server.py"}, {"Which flag loads AWQ checkpoints?", "repo/docs/guide.md"},
+      {"How do I install the package?", "repo/docs/guide.md"}, {"What does start do?", "repo/pkg/server.py"},
+      {"Where are the notes?", "repo/notes.txt"}};
+  for (std::size_t i = 0; i < asked.size(); ++i)
+    questions += std::string(i ? "," : "") + R"({"question_id": "q)" + std::to_string(i) + R"(", "question": ")" +
+                 asked[i].first + R"(", "sources": [{"file_path": ")" + asked[i].second +
+                 R"(", "first_character_index": 0, "last_character_index": 60}]})";
+  dir_.write("answered.json", questions + "]}");
+  dir_.write("configs/default.yaml", testing::read_all(dir_ / "pipeline.yaml"));
+  const Outcome r = rag("tune --dataset answered.json --grid retriever.options.k1=0.5,2 --grid "
+                        "retriever.options.b=0.3 --folds 3 --output configs/tuned.yaml --json tune.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("configuration 3 of 3: retriever.options.k1=2 retriever.options.b=0.3"));
+  EXPECT_THAT(r.out, HasSubstr("held-out folds (3; questions about one file kept in one fold)"));
+  EXPECT_THAT(r.out, HasSubstr("chosen on all questions: "));
+  const json report = json::parse(testing::read_all(dir_ / "tune.json"));
+  EXPECT_EQ(report["configurations"].size(), 3u);
+  EXPECT_EQ(report["held_out"][0]["tuned"].size(), 3u);
+  // The chosen pipeline is a pipeline, named after its file, on the index it was measured with.
+  const Outcome checked = rag("check --pipeline tuned --format json");
+  ASSERT_EQ(checked.status, 0) << checked.err;
+  EXPECT_EQ(json::parse(checked.out)["pipeline"]["name"], "tuned");
+  EXPECT_EQ(json::parse(checked.out)["index"]["state"], "current");
+  // Bad requests say what to give.
+  expect_error("tune --dataset answered.json", "give the values to try (--grid KEY=V1,V2,...)");
+  expect_error("tune --dataset answered.json --grid k1", "expected KEY=VALUE,VALUE,...");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=1, --folds 2", "an empty value");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --folds 1", "--folds must be between 2 and 20");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --folds 4", "cannot make 4 folds of 3 groups");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --output /tmp/elsewhere.yaml",
+               "write the tuned pipeline where its relative paths mean what the pipeline's own do");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=high", "k1");
+}
+
 TEST_F(CliTest, CompareTwoPipelines) {
   std::string tfidf = testing::read_all(dir_ / "pipeline.yaml");
   tfidf.replace(tfidf.find("plugin: bm25"), 12, "plugin: tfidf");

@@ -58,6 +58,8 @@ struct Pipeline {
   /// of the pipeline as written (unless they set `index` itself).
   std::filesystem::path index_dir;
   std::vector<std::filesystem::path> plugin_paths;  ///< resolved against `base`
+  /// The YAML it was read from, its overrides applied (what `rag tune` writes out).
+  YAML::Node yaml;
 
   /// Reads and validates `path`, with `overrides` (each "KEY=VALUE", KEY a path of keys such
   /// as retriever.options.k1 or chunkers[0].options.max_chunk_size, [*] for every entry of a

@@ -197,6 +197,7 @@ Pipeline Pipeline::load(const std::filesystem::path& path, const std::vector<std
   if (overrides.empty()) {
     Pipeline p = parse(root, file, shown);
     p.reference = std::move(reference);
+    p.yaml = root;
     return p;
   }
   YAML::Node changed = YAML::Clone(root);
@@ -209,6 +210,7 @@ Pipeline Pipeline::load(const std::filesystem::path& path, const std::vector<std
   Pipeline p = parse(changed, file, label_of(shown, overrides));
   p.reference = std::move(reference);
   p.overrides = overrides;
+  p.yaml = changed;
   if (!sets_index) {
     // The index of the file as written stays its own: overrides that change what an index holds
     // get a folder named after the configuration.

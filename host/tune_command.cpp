@@ -1,0 +1,226 @@
+// `rag tune`: a pipeline's options chosen by cross-validation, with the figures held-out
+// questions get (see rag/cross_validation.hpp).
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "commands.hpp"
+#include "rag/cross_validation.hpp"
+#include "rag/error.hpp"
+#include "rag/evaluation.hpp"
+#include "rag/file_io.hpp"
+#include "rag/index.hpp"
+#include "rag/paired_test.hpp"
+#include "rag/project.hpp"
+
+namespace rag::commands {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr std::size_t kMaxConfigurations = 200;
+
+// "KEY=V1,V2,...": the key and its values, split at commas outside brackets and braces so that
+// a YAML list or mapping stays one value.
+std::pair<std::string, std::vector<std::string>> parse_grid(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
+    throw Error("--grid " + text + ": expected KEY=VALUE,VALUE,... (e.g. retriever.options.k1=0.9,1.2,1.5)");
+  std::vector<std::string> values(1);
+  int depth = 0;
+  for (const char c : text.substr(equals + 1)) {
+    depth += (c == '[' || c == '{') - (c == ']' || c == '}');
+    if (c == ',' && depth == 0) values.emplace_back();
+    else values.back() += c;
+  }
+  for (const auto& v : values)
+    if (v.empty()) throw Error("--grid " + text + ": an empty value");
+  return {text.substr(0, equals), values};
+}
+
+// Every combination of the grid's values, as lists of overrides; the first, empty, is the
+// pipeline as given.
+std::vector<std::vector<std::string>> configurations(const std::vector<std::pair<std::string, std::vector<std::string>>>& grid) {
+  std::vector<std::vector<std::string>> all = {{}};
+  std::vector<std::vector<std::string>> combined = {{}};
+  for (const auto& [key, values] : grid) {
+    std::vector<std::vector<std::string>> next;
+    for (const auto& partial : combined)
+      for (const auto& value : values) {
+        next.push_back(partial);
+        next.back().push_back(key + "=" + value);
+      }
+    combined = std::move(next);
+    if (combined.size() > kMaxConfigurations)
+      throw Error("--grid: " + std::to_string(combined.size()) + "+ configurations; at most " +
+                  std::to_string(kMaxConfigurations) + " are tried (narrow the grid)");
+  }
+  all.insert(all.end(), combined.begin(), combined.end());
+  return all;
+}
+
+std::string describe(const std::vector<std::string>& overrides) {
+  std::string out;
+  for (const auto& o : overrides) out += (out.empty() ? "" : " ") + o;
+  return out.empty() ? "as written" : out;
+}
+
+double mean_of(const std::vector<double>& values) {
+  double sum = 0;
+  for (const double v : values) sum += v;
+  return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
+}
+
+double spread_of(const std::vector<double>& values) {
+  const double m = mean_of(values);
+  double squares = 0;
+  for (const double v : values) squares += (v - m) * (v - m);
+  return values.size() > 1 ? std::sqrt(squares / static_cast<double>(values.size() - 1)) : 0.0;
+}
+
+}  // namespace
+
+int tune(const cli::Invocation& inv) {
+  cli::po::options_description options("tune options");
+  cli::add_pipeline_options(options);
+  options.add_options()
+      ("pipeline_name", cli::po::value<std::string>(), "the pipeline to tune (or --pipeline)")
+      ("dataset", cli::po::value<std::vector<std::string>>()->multitoken(), "answered datasets (one or more)")
+      ("grid", cli::po::value<std::vector<std::string>>(), "KEY=V1,V2,... : values to try for a key (repeat for more keys)")
+      ("folds", cli::po::value<long long>()->default_value(5), "folds of the cross-validation (2-20)")
+      ("k", cli::po::value<long long>()->default_value(5), "recall@k is what is tuned (1-10)")
+      ("seed", cli::po::value<long long>()->default_value(1), "the shuffle of the folds")
+      ("output", cli::po::value<std::string>(), "write the chosen pipeline to this YAML file")
+      ("json", cli::po::value<std::string>(), "write every figure to this JSON file");
+  cli::po::positional_options_description positional;
+  positional.add("pipeline_name", 1);
+  const auto vm = cli::parse(inv,
+                             "[PIPELINE] --dataset ANSWERED [...] --grid KEY=V1,V2 [--grid ...] [--folds 5] [--k 5] "
+                             "[--output FILE.yaml] [--json FILE]",
+                             options, positional);
+  if (!vm) return 0;
+  if (vm->count("pipeline_name") && vm->count("pipeline"))
+    throw Error("rag tune: name the pipeline once (PIPELINE or --pipeline)");
+  if (!vm->count("dataset")) throw Error("rag tune: give at least one answered dataset (--dataset FILE)");
+  if (!vm->count("grid")) throw Error("rag tune: give the values to try (--grid KEY=V1,V2,...)");
+  const long long folds = (*vm)["folds"].as<long long>();
+  if (folds < 2 || folds > 20) throw Error("--folds must be between 2 and 20, got " + std::to_string(folds));
+  const std::size_t k = cli::read_k(*vm, kMaxResultsK);
+  std::vector<std::pair<std::string, std::vector<std::string>>> grid;
+  for (const auto& g : (*vm)["grid"].as<std::vector<std::string>>()) grid.push_back(parse_grid(g));
+  const std::vector<std::vector<std::string>> configs = configurations(grid);
+  // The pipeline with the --set overrides every configuration shares, checked before any work.
+  const std::string name = vm->count("pipeline_name") ? (*vm)["pipeline_name"].as<std::string>()
+                                                      : (vm->count("pipeline") ? (*vm)["pipeline"].as<std::string>() : "");
+  const PipelineLocation location = locate_pipeline(name, std::filesystem::current_path());
+  // Where the chosen pipeline goes: its relative paths (corpus, index) mean the same only where
+  // the pipeline's own do.
+  if (vm->count("output") &&
+      pipeline_base(std::filesystem::absolute((*vm)["output"].as<std::string>())) != pipeline_base(location.file))
+    throw Error("--output " + (*vm)["output"].as<std::string>() + ": write the tuned pipeline where its relative paths "
+                "mean what the pipeline's own do: in the project's configs/ folder (e.g. configs/tuned.yaml)");
+  const std::vector<std::string> shared = cli::read_overrides(*vm);
+  std::vector<std::unique_ptr<cli::LoadedPipeline>> loaded;
+  for (const auto& config : configs) {
+    std::vector<std::string> overrides = shared;
+    overrides.insert(overrides.end(), config.begin(), config.end());
+    loaded.push_back(std::make_unique<cli::LoadedPipeline>(Pipeline::load(location.file, overrides, location.reference)));
+  }
+
+  const auto dataset_files = (*vm)["dataset"].as<std::vector<std::string>>();
+  std::vector<std::vector<Question>> datasets;
+  TuningData data;
+  data.folds = static_cast<std::size_t>(folds);
+  for (const auto& file : dataset_files) {
+    datasets.push_back(load_answered_questions(file));
+    if (datasets.back().empty()) throw Error(file + ": the dataset has no questions");
+    data.fold.push_back(assign_folds(datasets.back(), data.folds, static_cast<std::uint64_t>((*vm)["seed"].as<long long>())));
+  }
+
+  // Every configuration on every question: its index (built or brought up to date), its recall.
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    std::cerr << "configuration " << c + 1 << " of " << configs.size() << ": " << describe(configs[c]) << std::endl;
+    build_index(loaded[c]->stages);
+    const Index index(loaded[c]->stages);
+    data.score.emplace_back();
+    for (const auto& questions : datasets) {
+      const Evaluation e = evaluate(questions, search_questions(index, questions, k));
+      data.score.back().emplace_back();
+      for (const auto& outcome : e.outcomes) data.score.back().back().push_back(question_recall(outcome, k));
+    }
+  }
+  const CrossValidation cv = cross_validate(data);
+
+  // The report: every configuration on all questions, then what the held-out folds say.
+  const std::string metric = "recall@" + std::to_string(k);
+  json report = {{"pipeline", loaded[0]->pipeline.label()}, {"metric", metric}, {"folds", data.folds}};
+  std::printf("%s on all questions (the choice is made on training folds only, below):\n\n  %-4s %-48s", metric.c_str(), "",
+              "configuration");
+  for (const auto& file : dataset_files) std::printf(" %12.12s", std::filesystem::path(file).stem().string().c_str());
+  std::printf("\n");
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    std::printf("  %-4zu %-48.48s", c, describe(configs[c]).c_str());
+    json scores = json::array();
+    for (std::size_t d = 0; d < datasets.size(); ++d) {
+      std::printf(" %12.3f", mean_of(data.score[c][d]));
+      scores.push_back(mean_of(data.score[c][d]));
+    }
+    std::printf("\n");
+    report["configurations"].push_back({{"overrides", configs[c]}, {"all_questions", scores}});
+  }
+  std::printf("\nheld-out folds (%zu; questions about one file kept in one fold), mean ± standard deviation over folds:\n\n",
+              data.folds);
+  std::printf("  %-28s %-16s %-16s %s\n", "dataset", "as written", "tuned", "tuned - as written, paired bootstrap 95% CI");
+  std::size_t helped = 0;
+  for (std::size_t d = 0; d < datasets.size(); ++d) {
+    std::vector<double> written(data.folds, 0.0);
+    for (std::size_t f = 0; f < data.folds; ++f) {
+      double sum = 0;
+      std::size_t n = 0;
+      for (std::size_t q = 0; q < data.fold[d].size(); ++q)
+        if (data.fold[d][q] == f) sum += data.score[0][d][q], ++n;
+      written[f] = n ? sum / static_cast<double>(n) : 0.0;
+    }
+    const PairedComparison p = compare_paired(data.score[0][d], cv.question_score[d]);
+    helped += p.ci_low > 0;
+    std::printf("  %-28.28s %.3f ± %.3f    %.3f ± %.3f    %+.3f [%+.3f, %+.3f]\n",
+                std::filesystem::path(dataset_files[d]).filename().string().c_str(), mean_of(written), spread_of(written),
+                mean_of(cv.held_out[d]), spread_of(cv.held_out[d]), p.mean_difference, p.ci_low, p.ci_high);
+    report["held_out"].push_back({{"dataset", dataset_files[d]},
+                                  {"as_written", written},
+                                  {"tuned", cv.held_out[d]},
+                                  {"difference", p.mean_difference},
+                                  {"ci", {p.ci_low, p.ci_high}}});
+  }
+  std::printf("\nchosen on the training folds of each fold:");
+  for (const std::size_t c : cv.chosen) std::printf(" %zu", c);
+  std::printf("\nchosen on all questions: %zu (%s)\n", cv.chosen_on_all, describe(configs[cv.chosen_on_all]).c_str());
+  const bool ships = helped * 3 >= datasets.size() * 2 && cv.chosen_on_all != 0;
+  std::printf("held-out folds improved on %zu of %zu datasets (CI above 0): %s\n", helped, datasets.size(),
+              cv.chosen_on_all == 0 ? "the pipeline as written stays" : ships ? "ship it" : "not enough to ship");
+  report["chosen_per_fold"] = cv.chosen;
+  report["chosen"] = {{"configuration", cv.chosen_on_all}, {"overrides", configs[cv.chosen_on_all]}};
+  report["improved_datasets"] = helped;
+
+  if (vm->count("output")) {
+    // The chosen pipeline, named after its file, with the index folder it was measured with.
+    const std::filesystem::path output = (*vm)["output"].as<std::string>();
+    const Pipeline& chosen = loaded[cv.chosen_on_all]->pipeline;
+    YAML::Node yaml = YAML::Clone(chosen.yaml);
+    yaml["name"] = output.stem().string();
+    yaml["description"] = chosen.description + (chosen.description.empty() ? "" : "; ") + "tuned by rag tune: " +
+                          describe(configs[cv.chosen_on_all]);
+    yaml["index"] = std::filesystem::proximate(chosen.index_dir, chosen.base).generic_string();
+    YAML::Emitter out;
+    out << yaml;
+    write_file_atomically(output, std::string("# Written by rag tune from ") + chosen.label() + ".\n" + out.c_str() + "\n");
+    std::cerr << "wrote " << output.string() << "\n";
+  }
+  if (vm->count("json")) write_file_atomically((*vm)["json"].as<std::string>(), report.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace rag::commands
