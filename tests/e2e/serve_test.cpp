@@ -381,7 +381,13 @@ TEST_F(ServeTest, TooManyRequestsAtOnceGet503) {
   EXPECT_EQ(r->status, 503);
   EXPECT_EQ(r->get_header_value("Retry-After"), "1");
   asking.join();
-  EXPECT_EQ(c.Get("/api/search?q=port")->status, 200);
+  // The answer's client has its last byte a moment before the server counts the request out.
+  int status = 0;
+  for (int attempt = 0; attempt < 100 && status != 200; ++attempt) {
+    if (attempt) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    status = c.Get("/api/search?q=port")->status;
+  }
+  EXPECT_EQ(status, 200);
 }
 
 // `rag index` under load: the server moves to each new generation without a failed request.
