@@ -3,8 +3,7 @@
 # indexed by rag's bm25 and by Xapian's BM25, the same questions (every question of the answered
 # datasets) on both: build time, index size, p50/p95/p99 query latency, recall@5, and our figures
 # as ratios to Xapian's. Then peak memory (RSS) of `rag index` and `rag search_dataset`.
-# Everything is a median of --runs runs (default 5). Xapian (Debian's libxapian-dev) is needed
-# by this benchmark only; the script installs it when it is missing.
+# Everything is a median of --runs runs (default 5).
 # Usage: bench/xapian.sh [--pipeline configs/default.yaml] [--runs 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +11,7 @@ source bench/common.sh
 parse_bench_args xapian.sh "$@"
 
 source scripts/debian.sh
-ensure_debian_packages libxapian-dev time
+ensure_debian_packages time  # Xapian itself comes with scripts/setup.sh (the xapian retriever)
 
 rag=build/release/rag
 [[ -x $rag ]] || scripts/setup.sh --no-run

@@ -61,8 +61,8 @@ void check_truth_files(const std::vector<SourceSpan>& truths, const Index& index
 
 // One query's results, as JSON, with recall@5 against the --truth spans when there are some.
 json results_json(const Index& index, const std::string& query, const std::vector<Hit>& hits, double elapsed_ms,
-                  const std::vector<SourceSpan>& truths, std::size_t k) {
-  json result = search_response(index, query, hits, elapsed_ms);
+                  const std::vector<std::string>& warnings, const std::vector<SourceSpan>& truths, std::size_t k) {
+  json result = search_response(index, query, hits, elapsed_ms, warnings);
   if (!truths.empty()) {
     const Question truth{"query", query, truths, {}};
     const ResultsFile results{{{"query", query, to_sources(index, hits), elapsed_ms}}, k};
@@ -129,9 +129,11 @@ int search(const cli::Invocation& inv) {
 
   const auto run_query = [&](const std::string& text) {
     const auto start = Clock::now();
-    const std::vector<Hit> hits = index.search(text, k);
+    std::vector<std::string> warnings;
+    const std::vector<Hit> hits = index.search(text, k, &warnings);
     const double elapsed = milliseconds_since(start);
-    const json result = results_json(index, text, hits, elapsed, truths, k);
+    for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
+    const json result = results_json(index, text, hits, elapsed, warnings, truths, k);
     std::vector<std::string> files;
     for (const Hit& h : hits) files.emplace_back(index.chunk(h.chunk).file_path);
     cli::warn_changed(index, loaded.pipeline, files);

@@ -17,6 +17,7 @@ packages=(build-essential cmake ninja-build pkg-config git openssl ca-certificat
   libboost-dev libboost-program-options-dev libyaml-cpp-dev libtree-sitter-dev libmd4c-dev
   libstemmer-dev nlohmann-json3-dev libcpp-httplib-dev libtbb-dev libgtest-dev libgmock-dev
   libbenchmark-dev zlib1g-dev libicu-dev libxxhash-dev
+  libxapian-dev xapian-tools  # the xapian retriever and its servers (xapian-tcpsrv, xapian-progsrv)
   chromium)  # chromium: the page's browser test
 source scripts/debian.sh
 command -v npm >/dev/null || packages+=(npm)  # keep a Node.js the machine already has

@@ -103,8 +103,10 @@ class Index final : public ChunkSource {
   const nlohmann::json& manifest() const { return manifest_; }
   /// The generation it was opened at ("gen-...").
   std::string generation() const { return manifest_.value("generation", ""); }
-  /// The retriever's best `k` chunks for `query`. Throws rag::Error for an empty query.
-  std::vector<Hit> search(std::string_view query, std::size_t k) const;
+  /// The retriever's best `k` chunks for `query`. Throws rag::Error for an empty query. The
+  /// retriever's warnings about these results (see warn_search) go to `warnings`, or, without
+  /// it, to stderr, each message once per Index.
+  std::vector<Hit> search(std::string_view query, std::size_t k, std::vector<std::string>* warnings = nullptr) const;
   /// Short description of the search strategy, e.g. "bm25 over python, markdown, text chunks".
   const std::string& strategy() const { return strategy_; }
   /// Whether the file `file_path` names changed on disk since it was indexed (size and time, then

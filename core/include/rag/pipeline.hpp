@@ -23,8 +23,11 @@ struct ChunkerRule {
 
 struct PluginChoice {
   std::string plugin;
-  YAML::Node options;
+  YAML::Node options;  ///< `options:`, and the keys of `search:` (the retriever's)
   std::string where;
+  /// The keys of options that came from `search:`: how the index is searched, not what it holds,
+  /// so content_hash() leaves them out and changing them needs no `rag index`.
+  std::vector<std::string> search_keys;
 };
 
 struct Pipeline {

@@ -13,9 +13,9 @@ namespace rag {
 
 /// {query, retrieved_chunks: [{chunk_id, file_path, first_character_index, last_character_index,
 /// first_line, last_line, text, file_type, section?, score}], strategy, metrics: {search_time_ms,
-/// total_chunks}}.
+/// total_chunks}, warnings?: the retriever's (Index::search), when it gave any}.
 nlohmann::ordered_json search_response(const Index& index, const std::string& query, const std::vector<Hit>& hits,
-                                       double search_ms);
+                                       double search_ms, const std::vector<std::string>& warnings = {});
 
 /// One source of an answer: {number, file_path, first_character_index, last_character_index,
 /// first_line, last_line, text, score, file_type, section?}.

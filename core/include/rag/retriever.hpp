@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -127,5 +128,11 @@ class BOOST_SYMBOL_VISIBLE Retriever {
   /// first, equal scores in SegmentList::before order; fewer when fewer match. Thread-safe.
   virtual std::vector<Hit> search(std::string_view query, std::size_t k) const = 0;
 };
+
+/// Tells whoever asked for the search running on this thread that its results are usable but
+/// not those of the whole index (a shard of a distributed engine did not answer, say): the host
+/// shows `message` as a warning with the results (on stderr, and in `warnings` of their JSON).
+/// Call it from the thread that runs search(); a message given anywhere else is dropped.
+BOOST_SYMBOL_VISIBLE void warn_search(std::string message);
 
 }  // namespace rag

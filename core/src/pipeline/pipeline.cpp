@@ -82,6 +82,23 @@ PluginChoice read_plugin_choice(Section& parent, const std::string& key, const s
   choice.plugin = s.string("plugin", s.required("plugin"));
   choice.options = s.optional("options");
   choice.where = file + ": " + key;
+  // `search:` holds options that change how the index is searched, not what it holds: the plugin
+  // reads them with the others; the index's configuration digest leaves them out.
+  if (const YAML::Node search = key == "retriever" ? s.optional("search") : YAML::Node(YAML::NodeType::Undefined);
+      search.IsDefined() && !search.IsNull()) {
+    if (!search.IsMap()) s.fail_key("search", "must be a mapping of options");
+    const bool none = !choice.options.IsDefined() || choice.options.IsNull();
+    if (!none && !choice.options.IsMap()) s.fail_key("options", "must be a mapping");
+    // A copy: the pipeline's own nodes stay as written (reset() rebinds; `=` would write into them).
+    YAML::Node merged = none ? YAML::Node(YAML::NodeType::Map) : YAML::Clone(choice.options);
+    for (const auto& kv : search) {
+      const auto name = kv.first.as<std::string>();
+      if (merged[name].IsDefined()) s.fail_key("search", "sets " + name + ", which options sets too; keep one");
+      merged[name] = YAML::Clone(kv.second);
+      choice.search_keys.push_back(name);
+    }
+    choice.options.reset(merged);
+  }
   s.finish();
   return choice;
 }
@@ -163,7 +180,7 @@ Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const 
   if (const YAML::Node g = top.optional("generator"); g.IsDefined()) {
     p.generator = read_plugin_choice(top, "generator", file);
   } else {
-    p.generator = {"extractive", YAML::Node(YAML::NodeType::Undefined), file + ": generator"};
+    p.generator = {"extractive", YAML::Node(YAML::NodeType::Undefined), file + ": generator", {}};
   }
   p.context = top.optional("context");
   p.context_where = file + ": context";
@@ -256,7 +273,10 @@ std::string Pipeline::content_hash() const {
     d.add("chunker").add(rule.plugin).add(dump(rule.options)).add(rule.continues ? "continue" : "stop");
     for (const auto& s : rule.files) d.add(s);
   }
-  d.add("retriever").add(retriever.plugin).add(dump(retriever.options));
+  // A copy made at construction: assigning to a Node that shares retriever.options would write into it.
+  YAML::Node indexed = retriever.search_keys.empty() ? retriever.options : YAML::Clone(retriever.options);
+  for (const std::string& key : retriever.search_keys) indexed.remove(key);
+  d.add("retriever").add(retriever.plugin).add(dump(indexed));
   return d.hex();
 }
 

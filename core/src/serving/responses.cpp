@@ -5,7 +5,8 @@
 namespace rag {
 using json = nlohmann::ordered_json;
 
-json search_response(const Index& index, const std::string& query, const std::vector<Hit>& hits, double search_ms) {
+json search_response(const Index& index, const std::string& query, const std::vector<Hit>& hits, double search_ms,
+                     const std::vector<std::string>& warnings) {
   json chunks = json::array();
   for (const Hit& h : hits) {
     const ChunkView c = index.chunk(h.chunk);
@@ -21,10 +22,12 @@ json search_response(const Index& index, const std::string& query, const std::ve
     item["score"] = h.score;
     chunks.push_back(std::move(item));
   }
-  return {{"query", query},
-          {"retrieved_chunks", std::move(chunks)},
-          {"strategy", index.strategy()},
-          {"metrics", {{"search_time_ms", search_ms}, {"total_chunks", index.chunk_count()}}}};
+  json response = {{"query", query},
+                   {"retrieved_chunks", std::move(chunks)},
+                   {"strategy", index.strategy()},
+                   {"metrics", {{"search_time_ms", search_ms}, {"total_chunks", index.chunk_count()}}}};
+  if (!warnings.empty()) response["warnings"] = warnings;
+  return response;
 }
 
 json evidence_json(const Evidence& e) {

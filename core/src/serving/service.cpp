@@ -176,10 +176,11 @@ json Service::search(std::string_view name, const std::string& query, long long 
   const std::size_t count = checked_k(k);
   const auto generation = served.current();
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<Hit> hits = generation->index.search(q, count);
+  std::vector<std::string> warnings;
+  const std::vector<Hit> hits = generation->index.search(q, count, &warnings);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   metrics_.observe_stage("retrieve", ms / 1000);
-  json out = search_response(generation->index, q, hits, ms);
+  json out = search_response(generation->index, q, hits, ms, warnings);
   out["pipeline"] = served.pipeline().name;
   out["generation"] = generation->index.generation();
   return out;

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
+#include <utility>
 
 #include "index_folder.hpp"
 #include "rag/corpus.hpp"
@@ -133,7 +136,18 @@ struct Index::Opened {
   std::unique_ptr<Retriever> retriever;  // last: it reads the segments above
   mutable std::mutex mutex;
   mutable std::map<std::string, bool, std::less<>> changed;  // changed_files() answers, by file
+  mutable std::set<std::string> warned;                       // retriever warnings shown on stderr
 };
+
+namespace {
+// Where warn_search() puts the messages of the search running on this thread, if one is.
+thread_local std::vector<std::string>* search_warnings = nullptr;
+}  // namespace
+
+void warn_search(std::string message) {
+  if (search_warnings && std::find(search_warnings->begin(), search_warnings->end(), message) == search_warnings->end())
+    search_warnings->push_back(std::move(message));
+}
 
 Index::Index(PipelineStages& stages) {
   const Pipeline& pipeline = stages.pipeline();
@@ -223,10 +237,25 @@ void Index::for_each(const std::function<void(std::uint32_t, const ChunkView&)>&
   }
 }
 
-std::vector<Hit> Index::search(std::string_view query, std::size_t k) const {
+std::vector<Hit> Index::search(std::string_view query, std::size_t k, std::vector<std::string>* warnings) const {
   if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) throw Error("the query is empty");
   if (!utf8::is_valid(query)) throw Error("the query is not valid UTF-8; pass it in UTF-8 (check the terminal's encoding)");
-  const std::vector<Hit> hits = opened_->retriever->search(query, candidates_for(k));
+  std::vector<std::string> given;
+  struct Collect {  // restores the previous collector even when the retriever throws
+    std::vector<std::string>* previous;
+    explicit Collect(std::vector<std::string>* into) : previous(std::exchange(search_warnings, into)) {}
+    ~Collect() { search_warnings = previous; }
+  };
+  std::vector<Hit> hits;
+  {
+    const Collect collect(warnings ? warnings : &given);
+    hits = opened_->retriever->search(query, candidates_for(k));
+  }
+  if (!given.empty()) {
+    const std::lock_guard lock(opened_->mutex);
+    for (std::string& message : given)
+      if (opened_->warned.insert(message).second) std::cerr << "warning: " << message << "\n";
+  }
   for (const Hit& h : hits)
     if (h.chunk >= id_limit() || opened_->list->is_removed(h.chunk))
       throw Error("the retriever returned a chunk that is not in the index");
