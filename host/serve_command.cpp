@@ -32,6 +32,9 @@ bool is_loopback(const std::string& host) { return host == "127.0.0.1" || host =
 }  // namespace
 
 int serve(const cli::Invocation& inv) {
+  // A client that hangs up in the middle of a response makes the next write fail with EPIPE,
+  // which cpp-httplib reports: SIGPIPE's default would kill the whole server instead.
+  ::signal(SIGPIPE, SIG_IGN);
   cli::po::options_description options("serve options");
   options.add_options()
       ("pipeline", cli::po::value<std::vector<std::string>>()->composing(),
