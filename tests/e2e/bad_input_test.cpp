@@ -365,7 +365,7 @@ class BadSearch : public BadInput {
  protected:
   void SetUp() override {
     BadInput::SetUp();
-    dir_.write("repo/docs/intl.md", "# Модели\n\nСервер загружает модель при запуске.\n\n# 模型\n\n推理服务器在启动时加载模型\n");
+    dir_.write("repo/docs/intl.md", "# Модели\n\nСервер загружает модель при запуске. Веса модели читаются с диска.\n\n# 模型\n\n推理服务器在启动时加载模型。模型的权重保存在磁盘上，服务器读取它们，把它们放进显存，然后开始接收请求。\n");
     index();
   }
 };
