@@ -292,7 +292,7 @@ chunkers:
 retriever:
   plugin: ${retriever}
 index: index-${retriever}
-`;
+${retriever === 'tfidf' ? 'context: {score_knee: 0}  # cosines are not BM25 scores\n' : ''}`;
   for (const retriever of ['bm25', 'tfidf']) {
     fs.writeFileSync(path.join(work, `${retriever}.yaml`), pipeline(retriever));
     rag(['index', '--pipeline', `${retriever}.yaml`]);

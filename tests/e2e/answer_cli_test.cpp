@@ -131,8 +131,8 @@ TEST_F(AnswerCliTest, OpenAiServerErrorsEndCleanly) {
                                    closed + "', stream: " + stream + "}}\n");
     dir_.write("missing.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: openai, options: {model: x, base_url: '" +
                                    server.url() + "/v1', stream: " + stream + "}}\n");
-    EXPECT_EQ(expect_error("answer 'What is PagedAttention?' --pipeline offline.yaml", "cannot reach the OpenAI-compatible server").status, 1);
-    EXPECT_EQ(expect_error("answer 'What is PagedAttention?' --pipeline missing.yaml", "does not serve the model 'x'").status, 1);
+    EXPECT_EQ(expect_error("answer 'How is the TCP port number parsed?' --pipeline offline.yaml", "cannot reach the OpenAI-compatible server").status, 1);
+    EXPECT_EQ(expect_error("answer 'How is the TCP port number parsed?' --pipeline missing.yaml", "does not serve the model 'x'").status, 1);
     EXPECT_EQ(expect_error("answer_dataset --dataset_path answered.json --save_directory out --pipeline offline.yaml",
                            "cannot reach the OpenAI-compatible server").status, 1);
   }

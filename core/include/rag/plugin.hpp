@@ -18,7 +18,9 @@ namespace rag {
 
 /// Bumped whenever an interface in core changes shape. The host refuses other versions.
 /// 2: Options records the options read (effective()); Chunk and Evidence carry line numbers.
-inline constexpr std::uint32_t kPluginAbiVersion = 2;
+/// 3: GenerationRequest carries the retrieval query, Evidence whether it starts inside code; an
+/// empty answer declines.
+inline constexpr std::uint32_t kPluginAbiVersion = 3;
 
 enum class PluginKind : std::uint32_t { chunker = 1, retriever = 2, generator = 3 };
 std::string_view to_string(PluginKind kind);
