@@ -217,6 +217,7 @@ int answer_dataset(const cli::Invocation& inv) {
   warn(index);
   const ContextAssembler assembler(loaded.stages.context(), index.chunks(), pipeline.base);
 
+  const auto count = [&](std::string_view word) { return chunks_holding(index, word); };
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
   json document;
   if (from_results) {
@@ -228,7 +229,7 @@ int answer_dataset(const cli::Invocation& inv) {
     searched.k = k;
     for (const auto& q : questions) {
       const auto start = Clock::now();
-      hits.push_back(index.search(loaded.stages.translator().translate(q.text), k));
+      hits.push_back(index.search(loaded.stages.translator().translate(q.text, count), k));
       const double search_ms = milliseconds_since(start);  // as search_questions() times it
       searched.results.push_back({q.id, q.text, to_sources(index, hits.back()), search_ms});
       progress.advance();
@@ -258,7 +259,7 @@ int answer_dataset(const cli::Invocation& inv) {
       } else {
         request = assembler.assemble(questions[i].text, hits[i]);
       }
-      request.query = loaded.stages.translator().translate(request.question);
+      request.query = loaded.stages.translator().translate(request.question, count);
       const auto start = Clock::now();
       const WrittenAnswer written =
           write_answer(request, loaded.stages.generator(), meter, loaded.stages.context());

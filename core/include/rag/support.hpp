@@ -40,6 +40,10 @@ class SupportMeter {
   Analyzer analyzer_;
 };
 
+/// How many chunks of `index` hold `word` (any word of a phrase), as its retriever finds them,
+/// up to 200: more is common, and counting further would cost a search through all of them.
+std::size_t chunks_holding(const Index& index, std::string_view word);
+
 /// The text of `evidence` with the string literals of its code left out: Markdown and plain text
 /// keep their prose and lose the quoted strings of fenced code; Python keeps docstrings and
 /// comments; other code keeps its comments. What the source states, rather than data it carries

@@ -18,6 +18,7 @@
 // headword) and the compressed chunks that hold the entries asked for; a reverse one is read
 // whole, once.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,11 +58,17 @@ class QueryTranslator {
   QueryTranslator(const QueryTranslator&) = delete;
   QueryTranslator& operator=(const QueryTranslator&) = delete;
 
+  /// How many chunks of the corpus hold a word (or any word of a phrase), capped.
+  using WordCount = std::function<std::size_t(std::string_view)>;
+
   /// The question as retrieval should read it: the question itself when it is English (or in a
   /// language without dictionaries); else the English translations of its words, with its
-  /// identifiers, commands and unknown words kept. Thread-safe. Throws rag::Error when a
-  /// dictionary cannot be read (a damaged file).
-  std::string translate(std::string_view question) const;
+  /// identifiers and commands kept. With `corpus_count`, a word's translations are those the
+  /// corpus uses most (at most two), and a word no dictionary knows is kept (as written, and
+  /// Cyrillic also in Latin letters) only when the corpus uses it; without, the dictionary's
+  /// first two, and unknown words as written. Thread-safe. Throws rag::Error when a dictionary
+  /// cannot be read (a damaged file).
+  std::string translate(std::string_view question, const WordCount& corpus_count = {}) const;
 
  private:
   struct State;

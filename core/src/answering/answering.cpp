@@ -35,7 +35,8 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
                                  std::function<void(std::string_view)> on_text) {
   AnsweredQuestion out;
   const auto start = std::chrono::steady_clock::now();
-  const std::string query = translator.translate(question);
+  const std::string query =
+      translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
   const std::vector<Hit> hits = index.search(query, k);
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();

@@ -89,6 +89,11 @@ std::string stated_text(const Evidence& evidence) {
   return out;
 }
 
+std::size_t chunks_holding(const Index& index, std::string_view word) {
+  if (word.find_first_not_of(" \t\r\n") == std::string_view::npos) return 0;
+  return index.search(word, kCommonChunks).size();
+}
+
 SupportMeter::SupportMeter(const Index& index) : index_(index), analyzer_(AnalyzerConfig{}) {}
 
 Support SupportMeter::measure(const GenerationRequest& request, double score_knee) const {
@@ -99,8 +104,7 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
   std::vector<double> rarity;
   double total = 0;
   for (const QuestionWord& w : words) {
-    // How many chunks hold the word, up to kCommonChunks, as the retriever finds them.
-    const std::size_t holding = index_.search(w.text, kCommonChunks).size();
+    const std::size_t holding = chunks_holding(index_, w.text);
     rarity.push_back(std::log((chunks + 1) / (static_cast<double>(holding) + 0.5)));
     total += rarity.back();
   }

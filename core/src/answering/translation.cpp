@@ -22,8 +22,10 @@
 namespace rag {
 namespace {
 
-// Translations kept per word: the first senses a dictionary gives, the likeliest meaning.
-constexpr std::size_t kTranslationsPerWord = 3;
+// Translations a dictionary offers per word, in its order (first senses first)...
+constexpr std::size_t kCandidatesPerWord = 8;
+// ...and those kept: the ones the corpus uses most ("install" over "establish"), else the first.
+constexpr std::size_t kTranslationsPerWord = 2;
 // Stems shorter than this match too many words of a reverse dictionary to mean anything.
 constexpr std::size_t kMinStemBytes = 3;
 
@@ -309,9 +311,9 @@ class Dictionary {
     std::map<std::string, std::vector<std::string>> out;
     for (const auto& w : words) {
       const std::vector<IndexEntry>& entries = exact.count(w) ? exact[w] : stemmed[w];
-      for (std::size_t i = 0; i < entries.size() && i < 2 && out[w].size() < kTranslationsPerWord; ++i)
+      for (std::size_t i = 0; i < entries.size() && i < 2 && out[w].size() < kCandidatesPerWord; ++i)
         for (auto& t : translations_of(text_->read(entries[i].offset, entries[i].length)))
-          if (out[w].size() < kTranslationsPerWord && std::find(out[w].begin(), out[w].end(), t) == out[w].end())
+          if (out[w].size() < kCandidatesPerWord && std::find(out[w].begin(), out[w].end(), t) == out[w].end())
             out[w].push_back(std::move(t));
       if (out[w].empty()) out.erase(w);
     }
@@ -367,7 +369,7 @@ class Dictionary {
       const bool english = h.size() > 2 && h.back() != '-' && h.front() != '-' &&
                            std::all_of(h.begin(), h.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == ' ' || ch == '-'; });
       if (english && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
-      if (out.size() == kTranslationsPerWord) break;
+      if (out.size() == kCandidatesPerWord) break;
     }
     return out;
   }
@@ -556,7 +558,7 @@ QueryTranslator::QueryTranslator(TranslationConfig config) : state_(std::make_un
 }
 QueryTranslator::~QueryTranslator() = default;
 
-std::string QueryTranslator::translate(std::string_view question) const {
+std::string QueryTranslator::translate(std::string_view question, const WordCount& corpus_count) const {
   if (!state_->config.enabled) return std::string(question);
   const std::string code(detect_language(question));
   const auto choices = state_->config.languages.find(code);
@@ -602,6 +604,21 @@ std::string QueryTranslator::translate(std::string_view question) const {
       query += word;
     }
   };
+  // Of a word's English candidates, those the corpus uses, most used first (dictionary order
+  // breaks ties); without counts, the dictionary's first. A candidate the corpus never uses can
+  // match nothing: "waiter" for "serveur", a transliteration no loanword matches.
+  const auto best = [&](std::vector<std::string> candidates) {
+    if (corpus_count) {
+      std::vector<std::pair<std::size_t, std::string>> counted;
+      for (auto& c : candidates)
+        if (const std::size_t n = corpus_count(c); n > 0) counted.emplace_back(n, std::move(c));
+      std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      candidates.clear();
+      for (auto& [n, c] : counted) candidates.push_back(std::move(c));
+    }
+    if (candidates.size() > kTranslationsPerWord) candidates.resize(kTranslationsPerWord);
+    return candidates;
+  };
   for (const Token& t : tokens) {
     const std::string w = utf8::lower(t.text);
     if (t.keep) {
@@ -610,12 +627,16 @@ std::string QueryTranslator::translate(std::string_view question) const {
       add(v->second);
     } else if (is_function_word(code, w)) {
       continue;
-    } else if (const auto e = english.find(w); e != english.end()) {
-      for (const auto& translation : e->second) add(translation);
-      if (code != "ru") add(t.text);  // a cognate may be written the same ("configuration")
     } else {
-      add(t.text);  // a name or a loanword
-      if (code == "ru") add(transliterated(w));
+      // Its translations; the word itself, which may be written the same in English
+      // ("configuration") or be a name; in Latin letters when it is Cyrillic (loanwords).
+      std::vector<std::string> candidates;
+      if (const auto e = english.find(w); e != english.end()) candidates = e->second;
+      const std::vector<std::string> kept = best(candidates);
+      for (const auto& translation : kept) add(translation);
+      const std::string latin = code == "ru" ? transliterated(w) : "";
+      for (const std::string& own : {t.text, latin})
+        if (!own.empty() && (!corpus_count ? kept.empty() : corpus_count(own) > 0)) add(own);
     }
   }
   return query.empty() ? std::string(question) : query;

@@ -365,7 +365,9 @@ ExtractiveGenerator::QuestionKind ExtractiveGenerator::kind_of(std::string_view 
     if ((starts("which") || starts("what")) && has_word(word)) return QuestionKind::options;
   // "What is X?" with a short X, or "what does X mean": a definition. A longer "what is the N of
   // ..." asks for a fact, not a definition.
-  if (has_word("mean") && starts("what")) return QuestionKind::what_is;
+  if (starts("what") && (has_word("mean") || has_word("do") || has_word("does") || has_word("control") ||
+                         has_word("controls")) && q.size() < 60)
+    return QuestionKind::what_is;
   for (const std::string_view opening : {"what is ", "what are ", "what's ", "what "}) {
     if (!starts(opening)) continue;
     std::size_t words = 0;
@@ -397,6 +399,18 @@ bool gives_value(std::string_view code) {
          code[eq - 1] != '!' && code[eq - 1] != '<' && code[eq - 1] != '>';
 }
 
+// Words of a question that say what kind of answer it wants rather than what it is about.
+bool is_marker(ExtractiveGenerator::QuestionKind kind, const std::string& word) {
+  using Kind = ExtractiveGenerator::QuestionKind;
+  static const std::set<std::string> defaults = {"default", "defaults", "value", "values"};
+  static const std::set<std::string> places = {"implemented", "defined", "located", "declared", "implementation",
+                                               "definition", "file", "module", "class", "function"};
+  if (kind == Kind::default_value) return defaults.count(word) > 0;
+  if (kind == Kind::where) return places.count(word) > 0;
+  if (kind == Kind::what_is) return word == "mean" || word == "means";
+  return false;
+}
+
 // How an answer names a source in a line of its own: the last level of its section ("LLM.generate"
 // gives "generate"), or its file's name.
 std::string short_name(const Evidence& e) {
@@ -418,7 +432,7 @@ double shape_weight(ExtractiveGenerator::QuestionKind kind, const ExtractiveGene
   using Kind = ExtractiveGenerator::QuestionKind;
   switch (kind) {
     case Kind::what_is: {
-      if (u.code) return 0.5;
+      if (u.code) return gives_value(u.text) ? 1.0 : 0.5;  // a field brings its docstring
       // A defining sentence names the subject early, then says what it is.
       const std::string t = lowered(u.text.substr(0, std::min<std::size_t>(u.text.size(), 120)));
       const bool names = std::any_of(defined.begin(), defined.end(), [&](const std::string& w) {
@@ -478,7 +492,9 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
 
   // The question's words, each weighted by its rarest term among the units, so that a word every
   // source shares ("vllm") counts less than one that singles out the answer.
-  const std::vector<QuestionWord> words = question_words(query, analyzer_);
+  // The words that say what is asked ("default", "implemented") are not what is asked about.
+  std::vector<QuestionWord> words = question_words(query, analyzer_);
+  std::erase_if(words, [&](const QuestionWord& w) { return is_marker(kind, lowered(w.text)); });
   std::vector<double> weight(words.size(), 0.0);
   double total = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
@@ -564,8 +580,20 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
 
   std::string answer(english_sources_note(request.language));
   if (kind == QuestionKind::where) {
-    // Where something is: the place first, named as the best source names it.
-    const Evidence& e = request.evidence[sources.front()];
+    // Where something is: the place first, from the source whose name and path match the
+    // question best, code before prose (a page that mentions a class is not where it is).
+    std::size_t place = sources.front();
+    double place_value = 0;
+    for (std::size_t i = 0; i < request.evidence.size(); ++i) {
+      const Evidence& e = request.evidence[i];
+      const std::vector<std::string> named = sorted_terms(e.section + " " + e.file_path, analyzer_);
+      double covered = 0;
+      for (std::size_t w = 0; w < words.size(); ++w) covered += (weight[w] > 0 ? weight[w] : 1.0) * words[w].coverage(named);
+      const bool code = e.kind != "markdown" && e.kind != "text";
+      const double value = covered * (code ? 1.5 : 1.0) / (1.0 + kRankDecay * static_cast<double>(i));
+      if (value > place_value) place = i, place_value = value;
+    }
+    const Evidence& e = request.evidence[place];
     if (!answer.empty()) answer += "\n\n";
     answer += (e.section.empty() ? "In `" : "`" + e.section + "` is in `") + e.file_path + "`, lines " +
               std::to_string(e.first_line) + "-" + std::to_string(e.last_line) + ".";
