@@ -219,7 +219,6 @@ int answer_dataset(const cli::Invocation& inv) {
 
   const auto count = [&](std::string_view word) { return chunks_holding(index, word); };
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
-  std::vector<std::string> queries;    // and how retrieval read it
   json document;
   if (from_results) {
     document = json::parse(read_file(input));
@@ -230,8 +229,7 @@ int answer_dataset(const cli::Invocation& inv) {
     searched.k = k;
     for (const auto& q : questions) {
       const auto start = Clock::now();
-      queries.push_back(loaded.stages.translator().translate(q.text, count));
-      hits.push_back(index.search(queries.back(), k));
+      hits.push_back(index.search(loaded.stages.translator().translate(q.text, count), k));
       const double search_ms = milliseconds_since(start);  // as search_questions() times it
       searched.results.push_back({q.id, q.text, to_sources(index, hits.back()), search_ms});
       progress.advance();
@@ -259,8 +257,7 @@ int answer_dataset(const cli::Invocation& inv) {
                       e.what());
         }
       } else {
-        // The results file keeps what retrieval found; the answer reads the definitions too.
-        request = assembler.assemble(questions[i].text, with_definitions(index, queries[i], hits[i]));
+        request = assembler.assemble(questions[i].text, hits[i]);
       }
       request.query = loaded.stages.translator().translate(request.question, count);
       const auto start = Clock::now();

@@ -73,14 +73,6 @@ TEST_F(AnswerCliTest, AQuestionTheSourcesDoNotAnswerIsDeclinedCitingNothing) {
   EXPECT_GE(supported["support"].get<double>(), 0.36);
 }
 
-TEST_F(AnswerCliTest, AnAnswerReadsTheDefinitionOfANameTheQuestionGives) {
-  const json out = json::parse(rag("answer 'Install the package with pip and check the version afterwards: what about "
-                                   "DEFAULT_PORT?' --pipeline pipeline.yaml --k 1").out);
-  ASSERT_GE(out["sources"].size(), 2u);  // the one retrieved, then the definition
-  EXPECT_EQ(out["sources"][1]["file_path"], "repo/pkg/server.py");
-  EXPECT_THAT(out["sources"][1]["text"].get<std::string>(), HasSubstr("DEFAULT_PORT = 8000"));
-}
-
 TEST_F(AnswerCliTest, EvaluateAnswersAgainstFacts) {
   dir_.write("facts.json", R"({"rag_questions": [
     {"question_id": "awq", "question": "Which flag loads AWQ quantized checkpoints?", "kind": "options", "language": "en",

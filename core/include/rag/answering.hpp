@@ -39,13 +39,6 @@ struct AnsweredQuestion {
   AnswerTimings timings;
 };
 
-/// `hits` with, right after the first, the definition of each identifier `query` names
-/// (SamplingParams, gpu_memory_utilization) that they lack: the Python or C++ chunk named after
-/// it, else the shortest one that defines it on a line of its own (`name: type = value`,
-/// `name = ...`, `def name(`). Retrieval ranks the places that use a name as high as the one that
-/// defines it; an answer about the name wants the definition.
-std::vector<Hit> with_definitions(const Index& index, std::string_view query, std::vector<Hit> hits);
-
 /// The answer to `request`: declined when the support of its sources (measured by `meter` with
 /// config.score_knee) is under config.min_support, without asking the generator (unless the question is in another language
 /// and was not translated: its words cannot be measured against English sources), or when the
