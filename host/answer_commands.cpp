@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "commands.hpp"
 #include "rag/answer_evaluation.hpp"
+#include "rag/answer_facts.hpp"
 #include "rag/answering.hpp"
 #include "rag/answers.hpp"
 #include "rag/context.hpp"
@@ -30,12 +32,13 @@ using Clock = std::chrono::steady_clock;
 using cli::milliseconds_since;
 
 // The answer for people: its text (unless it was already shown as it streamed), then its
-// numbered references, the ones it does not cite set back.
-std::string answer_text(const std::string& text, bool streamed, const GenerationRequest& request,
+// numbered references, the ones it does not cite set back; when it declines, the closest sources.
+std::string answer_text(const std::string& text, bool streamed, bool answered, const GenerationRequest& request,
                         const std::vector<const Evidence*>& cited) {
   const cli::Style style = cli::Style::for_stdout();
   std::ostringstream out;
-  out << (streamed ? "" : cli::printable(text)) << "\n\n" << style.strong("Sources") << "\n";
+  out << (streamed ? "" : cli::printable(text)) << "\n\n"
+      << style.strong(answered ? "Sources" : "Closest sources (none answers the question)") << "\n";
   for (const auto& e : request.evidence) {
     std::ostringstream line;
     line << "[" << e.number << "] " << cli::location(e.file_path, e.first_line, e.last_line);
@@ -46,12 +49,80 @@ std::string answer_text(const std::string& text, bool streamed, const Generation
   return out.str();
 }
 
-AnswerRecord record_of(const std::string& answer, const GenerationRequest& request, double generation_ms) {
-  AnswerRecord record{answer, {}, generation_ms};
-  for (const Evidence* e : cited_evidence(answer, request.evidence))
+AnswerRecord record_of(const WrittenAnswer& answer, const GenerationRequest& request, double generation_ms) {
+  AnswerRecord record{answer.text, answer.answered, answer.support, {}, generation_ms};
+  for (const Evidence* e : cited_evidence(answer.text, request.evidence))
     record.cited.push_back({{e->file_path, e->first_char, e->last_char}, e->score, e->kind, e->section, e->first_line,
                             e->last_line});
   return record;
+}
+
+// `evaluate_answers ANSWERS --facts FILE`: the share accepted, by kind and by language, and each
+// question not accepted with what its answer lacks.
+int evaluate_facts_command(const cli::po::variables_map& vm) {
+  const std::filesystem::path facts_path = vm["facts"].as<std::string>();
+  const std::vector<FactQuestion> facts = load_facts(facts_path);
+  const std::vector<AnsweredResult> answers = load_answers(vm["answers"].as<std::string>());
+  FactsEvaluation e;
+  try {
+    e = evaluate_facts(facts, answers);
+  } catch (const Error& error) {
+    throw Error(facts_path.string() + ": " + error.what());
+  }
+  std::map<std::string, std::pair<std::size_t, std::size_t>> by_kind, by_language;  // accepted, all
+  json misses = json::array();
+  for (const FactVerdict& v : e.verdicts) {
+    for (auto* group : {&by_kind[v.question->kind], &by_language[v.question->language]}) {
+      group->first += v.accepted;
+      ++group->second;
+    }
+    if (v.accepted) continue;
+    json miss = {{"question_id", v.question->id}, {"question", v.question->question}, {"answered", v.answered},
+                 {"cited", v.cited}, {"answer", v.answer}};
+    if (v.question->answerable) miss["missing"] = v.missing;
+    misses.push_back(std::move(miss));
+  }
+  const auto shares = [](const std::map<std::string, std::pair<std::size_t, std::size_t>>& groups) {
+    json out = json::object();
+    for (const auto& [name, counts] : groups)
+      out[name] = {{"accepted", counts.first}, {"questions", counts.second}};
+    return out;
+  };
+  if (vm.count("per_question")) {
+    json list = json::array();
+    for (const auto& v : e.verdicts)
+      list.push_back({{"question_id", v.question->id}, {"accepted", v.accepted}, {"answered", v.answered},
+                      {"cited", v.cited}, {"missing", v.missing}});
+    write_file_atomically(vm["per_question"].as<std::string>(), list.dump(2) + "\n");
+  }
+  if (vm.count("json")) {
+    const json out = {{"questions", e.verdicts.size()},  {"accepted", e.accepted},
+                      {"share", e.share()},              {"out_of_scope_cited", e.cited_out_of_scope},
+                      {"by_kind", shares(by_kind)},      {"by_language", shares(by_language)},
+                      {"misses", std::move(misses)}};
+    cli::print(out.dump(2));
+    return 0;
+  }
+  std::printf("accepted: %zu of %zu (%.1f%%); questions the sources cannot answer that were cited: %zu\n", e.accepted,
+              e.verdicts.size(), 100 * e.share(), e.cited_out_of_scope);
+  for (const auto& [title, groups] : {std::pair{"by kind", &by_kind}, std::pair{"by language", &by_language}}) {
+    std::printf("%s:", title);
+    for (const auto& [name, counts] : *groups) std::printf("  %s %zu/%zu", name.c_str(), counts.first, counts.second);
+    std::printf("\n");
+  }
+  for (const json& m : misses) {
+    std::string why = !m.contains("missing") ? "should decline, citing nothing"
+                      : !m["answered"].get<bool>() ? "declined"
+                                                  : "lacks: ";
+    if (m.contains("missing") && m["answered"].get<bool>())
+      for (const auto& f : m["missing"]) why.append("\"").append(f.get<std::string>()).append("\" ");
+    std::string answer = cli::printable(m["answer"].get<std::string>());
+    std::replace(answer.begin(), answer.end(), '\n', ' ');
+    if (utf8::count_code_points(answer) > 160) answer = answer.substr(0, utf8::prefix_bytes(answer, 160)) + "…";
+    std::printf("miss %s: %s\n  %s\n  answer: %s\n", m["question_id"].get<std::string>().c_str(),
+                m["question"].get<std::string>().c_str(), why.c_str(), answer.c_str());
+  }
+  return 0;
 }
 
 }  // namespace
@@ -90,7 +161,7 @@ int answer(const cli::Invocation& inv) {
     };
   AnsweredQuestion answered;
   try {
-    answered = answer_question(index, assembler, loaded.stages.generator(), query, k, {}, show);
+    answered = answer_question(index, loaded.stages.translator(), assembler, loaded.stages.generator(), query, k, {}, show);
   } catch (...) {
     if (shown) live << std::endl;  // the error goes on a line of its own, after what was shown
     throw;
@@ -100,7 +171,7 @@ int answer(const cli::Invocation& inv) {
   for (const Evidence& e : answered.request.evidence) files.push_back(e.file_path);
   cli::warn_changed(index, pipeline, files);
   if (format == cli::Format::text) {
-    std::cout << answer_text(answered.answer, shown, answered.request,
+    std::cout << answer_text(answered.answer, shown, answered.answered, answered.request,
                              cited_evidence(answered.answer, answered.request.evidence))
               << std::flush;
     return 0;
@@ -143,6 +214,7 @@ int answer_dataset(const cli::Invocation& inv) {
   const Index index(loaded.stages);
   const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base);
 
+  const auto count = [&](std::string_view word) { return chunks_holding(index, word); };
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
   json document;
   if (from_results) {
@@ -154,7 +226,7 @@ int answer_dataset(const cli::Invocation& inv) {
     searched.k = k;
     for (const auto& q : questions) {
       const auto start = Clock::now();
-      hits.push_back(index.search(q.text, k));
+      hits.push_back(index.search(loaded.stages.translator().translate(q.text, count), k));
       const double search_ms = milliseconds_since(start);  // as search_questions() times it
       searched.results.push_back({q.id, q.text, to_sources(index, hits.back()), search_ms});
       progress.advance();
@@ -164,6 +236,7 @@ int answer_dataset(const cli::Invocation& inv) {
 
   const std::size_t total = from_results ? results.results.size() : questions.size();
   std::vector<AnswerRecord> records;
+  const SupportMeter meter(index);
   {
     Progress progress("answering", total);
     for (std::size_t i = 0; i < total; ++i) {
@@ -174,6 +247,8 @@ int answer_dataset(const cli::Invocation& inv) {
         for (const auto& s : result.sources) spans.push_back(s.span);
         try {
           request = assembler.assemble(result.question, spans);
+          for (Evidence& e : request.evidence)  // the scores the results file gives, for the support
+            if (e.rank >= 1 && e.rank <= result.sources.size()) e.score = result.sources[e.rank - 1].score;
         } catch (const Error& e) {
           throw Error(input.string() + ": search result " + std::to_string(i + 1) + " (" + result.question_id + "): " +
                       e.what());
@@ -181,9 +256,11 @@ int answer_dataset(const cli::Invocation& inv) {
       } else {
         request = assembler.assemble(questions[i].text, hits[i]);
       }
+      request.query = loaded.stages.translator().translate(request.question, count);
       const auto start = Clock::now();
-      const std::string text = loaded.stages.generator().generate(request);
-      records.push_back(record_of(text, request, milliseconds_since(start)));
+      const WrittenAnswer written =
+          write_answer(request, loaded.stages.generator(), meter, loaded.stages.context());
+      records.push_back(record_of(written, request, milliseconds_since(start)));
       progress.advance();
     }
   }
@@ -198,12 +275,19 @@ int evaluate_answers(const cli::Invocation& inv) {
   options.add_options()
       ("answers", cli::po::value<std::string>(), "answer_dataset output")
       ("dataset", cli::po::value<std::string>(), "answered dataset, with reference answers and sources")
+      ("facts", cli::po::value<std::string>(), "instead of ANSWERED: a facts file (rag/answer_facts.hpp); reports the "
+                                                  "share of answers a user accepts and lists the others")
       ("per_question", cli::po::value<std::string>(), "write each question's scores to this JSON file")
       ("json", "print the figures as JSON");
   cli::po::positional_options_description positional;
   positional.add("answers", 1).add("dataset", 1);
-  const auto vm = cli::parse(inv, "ANSWERS ANSWERED [--per_question FILE] [--json]", options, positional);
+  const auto vm = cli::parse(inv, "ANSWERS (ANSWERED | --facts FILE) [--per_question FILE] [--json]", options, positional);
   if (!vm) return 0;
+  if (vm->count("facts")) {
+    if (!vm->count("answers") || vm->count("dataset"))
+      throw Error("rag evaluate_answers: with --facts, give the answers file alone (see --help)");
+    return evaluate_facts_command(*vm);
+  }
   if (!vm->count("answers") || !vm->count("dataset"))
     throw Error("rag evaluate_answers: give the answers file and the answered dataset (see --help)");
   const std::filesystem::path dataset_path = (*vm)["dataset"].as<std::string>();

@@ -399,7 +399,7 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
         try {
           const json answer = service_.answer(pipeline, question, k, max_message_chars, send);
           record(answer);
-          json done = {{"answer", answer["answer"]}, {"cited", json::array()}};
+          json done = {{"answer", answer["answer"]}, {"answered", answer["answered"]}, {"cited", json::array()}};
           for (const auto& s : answer["sources"])
             if (s["cited"].get<bool>()) done["cited"].push_back(s["number"]);
           if (answer.contains("messages")) done["messages"] = answer["messages"];

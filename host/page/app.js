@@ -212,6 +212,7 @@ class Run {
         this.text = data.answer;
         renderAnswer(this.answer, this.text, this);
         this.markCited(data.cited || []);
+        this.showAnswered(data.answered !== false);
         const t = data.timings;
         this.node.querySelector('.timings').textContent =
           `retrieval ${ms(t.retrieval_ms)} · context ${ms(t.context_ms)} · generation ${ms(t.generation_ms)}` +
@@ -222,6 +223,15 @@ class Run {
       }
     }
     throw new ApiError('the server closed the answer before it was done', 0);
+  }
+
+  // A declined answer is said so above it, and its sources are titled as the closest found.
+  showAnswered(answered) {
+    this.node.classList.toggle('declined', !answered);
+    if (!answered) {
+      this.answer.prepend(element('p', 'declined-note', 'The sources do not answer this.'));
+      this.node.querySelector('.sources-title').textContent = `Closest sources (${this.sources.length}), none cited`;
+    }
   }
 
   showSources(data) {

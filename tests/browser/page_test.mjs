@@ -197,6 +197,22 @@ check('a shared link runs its question on its pipeline as the page loads', async
   await page.close();
 });
 
+check('a question the sources do not answer is said so, its closest sources listed, nothing cited', async () => {
+  const page = await context.newPage();
+  const question = 'Who painted the Sistine Chapel ceiling?';
+  await page.goto(`${server.url}/?q=${encodeURIComponent(question)}&pipeline=bm25`);
+  await waitForAnswer(page);
+  const expected = await answerOf(server, question, 'bm25');
+  assert.equal(expected.answered, false);
+  assert.equal(await page.locator('#run-a .declined-note').textContent(), 'The sources do not answer this.');
+  assert.match(await page.locator('#run-a .sources-title').textContent(), /^Closest sources \(\d+\), none cited$/);
+  assert.equal(await page.locator('#run-a .source').count(), expected.sources.length);
+  assert.equal(await page.locator('#answer-a a.cite').count(), 0);
+  assert.match(await page.locator('#answer-a').innerText(), /The sources do not answer this question\./);
+  await page.screenshot({ path: path.join(options.out, 'desktop-declined.png'), fullPage: true });
+  await page.close();
+});
+
 check('the keyboard alone asks and opens a source', async () => {
   const page = await context.newPage();
   await page.goto(server.url);
@@ -292,7 +308,7 @@ chunkers:
 retriever:
   plugin: ${retriever}
 index: index-${retriever}
-`;
+${retriever === 'tfidf' ? 'context: {score_knee: 0}  # cosines are not BM25 scores\n' : ''}`;
   for (const retriever of ['bm25', 'tfidf']) {
     fs.writeFileSync(path.join(work, `${retriever}.yaml`), pipeline(retriever));
     rag(['index', '--pipeline', `${retriever}.yaml`]);

@@ -62,6 +62,14 @@ inline void expect_no_text_lost(const SourceFile& file, const std::vector<ChunkS
   check_up_to(text.size());
 }
 
+// No span shorter than `min_chars` code points stands alone, but one that is the whole file.
+inline void expect_no_crumbs(const SourceFile& file, const std::vector<ChunkSpan>& spans, std::size_t min_chars) {
+  if (spans.size() < 2) return;
+  for (const auto& span : spans)
+    EXPECT_GE(file.char_count(span.bytes), min_chars)
+        << file.name() << ": a crumb at byte " << span.bytes.begin << ": " << file.slice(span.bytes);
+}
+
 // Where scripts/setup.sh unpacks the vLLM corpus, and how results name its files.
 inline constexpr std::string_view kVllmCorpusName = "data/raw/vllm-0.10.1";
 inline const std::filesystem::path kVllmCorpus = std::filesystem::path(RAG_SOURCE_DIR) / kVllmCorpusName;
@@ -77,9 +85,10 @@ struct CorpusRun {
 using SpanCheck = std::function<void(const SourceFile&, const std::vector<ChunkSpan>&)>;
 
 // Chunks every corpus file ending in `extension` (".md"), in path order, checking the invariants
-// and `check`; nullopt when the corpus is not unpacked, so that the caller can skip.
-inline std::optional<CorpusRun> chunk_corpus(const Chunker& chunker, std::string_view extension,
-                                             std::size_t max_chars, const SpanCheck& check = {}) {
+// (no crumb under `min_chars` among them) and `check`; nullopt when the corpus is not unpacked,
+// so that the caller can skip.
+inline std::optional<CorpusRun> chunk_corpus(const Chunker& chunker, std::string_view extension, std::size_t max_chars,
+                                             std::size_t min_chars, const SpanCheck& check = {}) {
   if (!std::filesystem::is_directory(kVllmCorpus)) return std::nullopt;
   std::vector<std::filesystem::path> paths;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(kVllmCorpus))
@@ -96,6 +105,7 @@ inline std::optional<CorpusRun> chunk_corpus(const Chunker& chunker, std::string
     run.elapsed += std::chrono::steady_clock::now() - start;
     expect_valid_spans(file, spans, max_chars);
     expect_no_text_lost(file, spans);
+    expect_no_crumbs(file, spans, min_chars);
     if (check) check(file, spans);
     ++run.files;
     for (const auto& span : spans) run.sizes.push_back(file.char_count(span.bytes));

@@ -280,10 +280,11 @@ TEST(CppChunker, MinChunkSizeMergesSmallSiblings) {
   EXPECT_TRUE(separate[1].second.ends_with("class CacheEngine {\n public:\n  explicit CacheEngine(int num_layers)"
                                            " : num_layers_(num_layers) {}"));
   // The constructor and the small method, named after their class; the template and the
-  // anonymous namespace, after theirs; a small piece left alone keeps its own name.
+  // anonymous namespace, after theirs; the last two small pieces, of two scopes, go together,
+  // named by what both lie in (the file).
   const auto merged = pieces("cache_engine.cpp", 300, 200);
   EXPECT_EQ(sections(merged), (std::vector<std::string>{"", "vllm::CacheEngine", "vllm::CacheEngine",
-                                                        "vllm::CacheEngine::swap", "vllm", "cache_engine_version"}));
+                                                        "vllm::CacheEngine::swap", ""}));
   EXPECT_TRUE(merged[1].second.ends_with("int num_layers() const { return num_layers_; }"));
 }
 
@@ -294,10 +295,10 @@ TEST(CppChunker, RejectsUnknownOptionAndBadSizes) { testing::expect_size_options
 // Every C, C++ and CUDA file of the vLLM corpus: valid spans, no text lost. Prints the time
 // spent in chunk() and the distribution of chunk sizes.
 TEST(CppChunker, WholeVllmCorpus) {
-  const CppChunker chunker = make_chunker(2000);
+  const CppChunker chunker = make_chunker(2000, static_cast<int>(kDefaultMinChunkChars));
   testing::CorpusRun all;
   for (const std::string_view extension : {".cu", ".cuh", ".cpp", ".h", ".hpp"}) {
-    const auto run = testing::chunk_corpus(chunker, extension, 2000);
+    const auto run = testing::chunk_corpus(chunker, extension, 2000, kDefaultMinChunkChars);
     if (!run) GTEST_SKIP() << testing::kVllmCorpus << " not found: scripts/setup.sh unpacks it";
     if (HasFailure()) return;
     all.files += run->files;

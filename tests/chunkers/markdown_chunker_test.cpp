@@ -218,22 +218,41 @@ TEST(MarkdownChunker, EmptyAndBlankFiles) {
 }
 
 TEST(MarkdownChunker, MinChunkSizeMergesFollowingDeeperSections) {
-  const std::string text = "# A\n\na.\n\n## B\n\nb text.\n\n## C\n\nc text.\n\n# D\n\nd.\n";
-  // A (7 code points) takes in B; at 22 it is long enough. C could only take in the shallower D.
+  const std::string text =
+      "# A\n\na.\n\n## B\n\nb text.\n\n## C\n\nc text, long enough alone.\n\n# D\n\nd text, long enough alone.\n";
+  // A (7 code points) takes in B; at 22 it is long enough.
   const auto once = chunk(text, {100, 0, 20});
-  EXPECT_EQ(once.texts(), (Strings{"# A\n\na.\n\n## B\n\nb text.", "## C\n\nc text.", "# D\n\nd."}));
+  EXPECT_EQ(once.texts(), (Strings{"# A\n\na.\n\n## B\n\nb text.", "## C\n\nc text, long enough alone.",
+                                   "# D\n\nd text, long enough alone."}));
   EXPECT_EQ(once.sections(), (Strings{"A", "A > C", "D"}));
 
+  // At 30, A takes in C as well, never the shallower D.
   const auto twice = chunk(text, {100, 0, 30});
-  EXPECT_EQ(twice.texts(), (Strings{"# A\n\na.\n\n## B\n\nb text.\n\n## C\n\nc text.", "# D\n\nd."}));
+  EXPECT_EQ(twice.texts(), (Strings{"# A\n\na.\n\n## B\n\nb text.\n\n## C\n\nc text, long enough alone.",
+                                    "# D\n\nd text, long enough alone."}));
   EXPECT_EQ(twice.sections(), (Strings{"A", "D"}));
 
-  // Taking in C too would exceed max_chunk_size.
-  EXPECT_EQ(chunk(text, {30, 0, 30}).texts(), once.texts());
+  // Taking in C too would exceed max_chunk_size, and C has no lines to spare: A and B stay short.
+  EXPECT_EQ(chunk(text, {40, 0, 30}).texts(), once.texts());
 
   const auto preamble = chunk("Intro.\n\n# A\n\na.\n", {100, 0, 20});
   EXPECT_EQ(preamble.texts(), (Strings{"Intro.\n\n# A\n\na."}));
   EXPECT_EQ(preamble.sections(), (Strings{""}));
+  // Sections of one level merged are named by the path both lie in.
+  EXPECT_EQ(chunk("# T\n\n## A\n\na.\n\n## B\n\nb.\n", {100, 0, 30}).sections(), (Strings{"T"}));
+}
+
+TEST(MarkdownChunker, NoSectionUnderTheFloorStandsAlone) {
+  // A1 can take in nothing that follows (B is shallower): it joins A, the section it lies in.
+  const std::string text = "# A\n\nA long enough paragraph of text.\n\n## A1\n\nx.\n\n# B\n\nAnother paragraph, long enough.\n";
+  const auto c = chunk(text, {100, 0, 20});
+  EXPECT_EQ(c.texts(), (Strings{"# A\n\nA long enough paragraph of text.\n\n## A1\n\nx.", "# B\n\nAnother paragraph, long enough."}));
+  EXPECT_EQ(c.sections(), (Strings{"A", "B"}));
+  // The default floor is kDefaultMinChunkChars: a lone heading goes with the section it opens.
+  const auto lone = chunk("# Title\n\n## Part\n\n" + std::string(60, 'x') + "\n\n## Other\n\n" + std::string(60, 'y') + "\n",
+                          {2000, 0, static_cast<int>(kDefaultMinChunkChars)});
+  EXPECT_EQ(lone.sections(), (Strings{"Title", "Title > Other"}));
+  EXPECT_TRUE(lone.texts()[0].starts_with("# Title\n\n## Part"));
 }
 
 TEST(MarkdownChunker, ConcurrentCallsAgree) {
@@ -284,7 +303,8 @@ TEST(MarkdownChunker, RejectsUnknownOptionAndBadValues) {
 // Every markdown file of the vLLM corpus: invariants hold and no text is lost. Prints the time
 // spent chunking and the chunk sizes.
 TEST(MarkdownChunker, VllmCorpus) {
-  const auto run = testing::chunk_corpus(make_chunker({}), ".md", 2000);
+  const auto run = testing::chunk_corpus(make_chunker({2000, 0, static_cast<int>(kDefaultMinChunkChars)}), ".md", 2000,
+                                        kDefaultMinChunkChars);
   if (!run) GTEST_SKIP() << testing::kVllmCorpus << " not found: scripts/setup.sh unpacks it";
   testing::print_summary(*run);
 }

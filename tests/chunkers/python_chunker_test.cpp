@@ -185,9 +185,10 @@ TEST(PythonChunker, MinChunkSizeMergesSmallSiblings) {
                                       "small_functions.Box.set", "small_functions.Box.describe",
                                       "small_functions.Box.describe", "small_functions.Box.clear"}));
   const auto merged = pieces("small_functions.py", 200, 60);
+  // Box.clear, too small to stand alone, joins the end of describe: both lie in Box.
   EXPECT_EQ(sections(merged), (std::vector<std::string>{"small_functions", "small_functions.Box",
-                                                        "small_functions.Box.describe",
-                                                        "small_functions.Box.describe", "small_functions.Box.clear"}));
+                                                        "small_functions.Box.describe", "small_functions.Box"}));
+  EXPECT_TRUE(merged.back().second.ends_with("def clear(self):\n        self.v = None"));
   // The module docstring and the three functions, named after the module.
   EXPECT_TRUE(merged[0].second.starts_with("\"\"\"Many tiny helpers.\"\"\""));
   EXPECT_TRUE(merged[0].second.ends_with("def three():\n    return 3"));
@@ -214,7 +215,8 @@ TEST(PythonChunker, WholeVllmCorpus) {
   const auto every_span_named = [](const SourceFile& file, const std::vector<ChunkSpan>& spans) {
     for (const auto& span : spans) EXPECT_FALSE(span.section.empty()) << file.name();
   };
-  const auto run = testing::chunk_corpus(make_chunker(2000), ".py", 2000, every_span_named);
+  const auto run = testing::chunk_corpus(make_chunker(2000, static_cast<int>(kDefaultMinChunkChars)), ".py", 2000,
+                                        kDefaultMinChunkChars, every_span_named);
   if (!run) GTEST_SKIP() << testing::kVllmCorpus << " not found: scripts/setup.sh unpacks it";
   testing::print_summary(*run);
 }

@@ -7,10 +7,11 @@
 namespace rag {
 namespace {
 
-std::vector<ChunkSpan> chunk_text(const std::string& text, int max_chars, int overlap = 0) {
+std::vector<ChunkSpan> chunk_text(const std::string& text, int max_chars, int overlap = 0, int min_chars = 0) {
   YAML::Node node;
   node["max_chunk_size"] = max_chars;
   node["overlap"] = overlap;
+  node["min_chunk_size"] = min_chars;
   Options options(node, "test");
   const TextChunker chunker(options);
   const SourceFile file("f.txt", "f.txt", text);
@@ -68,6 +69,17 @@ TEST(TextChunker, OverlapRepeatsTheEndOfThePreviousPiece) {
   const auto pieces = texts(text, chunk_text(text, 20, 9));
   ASSERT_GE(pieces.size(), 2u);
   EXPECT_EQ(pieces[1], "Aaa aaa. Bbb bbb.");
+}
+
+TEST(TextChunker, APieceUnderTheFloorJoinsANeighbour) {
+  // The last paragraph is cut at sentences, so that "ok" fits in no piece of the packing.
+  const std::string text = "A first paragraph that is long enough.\n\nok\n\nA third one. It is long, longer than forty.";
+  EXPECT_EQ(texts(text, chunk_text(text, 40)),
+            (std::vector<std::string>{"A first paragraph that is long enough.", "ok", "A third one.",
+                                      "It is long, longer than forty."}));
+  EXPECT_EQ(texts(text, chunk_text(text, 40, 0, 10)),
+            (std::vector<std::string>{"A first paragraph that is long enough.", "ok\n\nA third one.",
+                                      "It is long, longer than forty."}));
 }
 
 TEST(TextChunker, RejectsUnknownOptionAndBadSize) {

@@ -205,6 +205,7 @@ TEST(Pipeline, TheReadmeSampleIsTheDefaultPipeline) {
   EXPECT_EQ(sample.name, shipped.name);
   EXPECT_EQ(sample.description, shipped.description);
   EXPECT_EQ(sample.index_dir.lexically_relative(sample.base), shipped.index_dir.lexically_relative(shipped.base));
+  EXPECT_EQ(YAML::Dump(sample.translation), YAML::Dump(shipped.translation));
 }
 
 TEST(Project, PipelinesByNameFromAnyFolderOfTheProject) {

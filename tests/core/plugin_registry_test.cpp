@@ -35,11 +35,11 @@ TEST(PluginRegistry, RefusesOtherAbiAndLibrariesWithoutEntryPoint) {
   const PluginRegistry registry({kBadPlugins});
   std::string problems;
   for (const auto& p : registry.problems()) problems += p + "\n";
-  EXPECT_THAT(problems, HasSubstr("libbad_abi.so: built for plugin ABI 4, this rag uses ABI 3"));
+  EXPECT_THAT(problems, HasSubstr("libbad_abi.so: built for plugin ABI 5, this rag uses ABI 4"));
   EXPECT_THAT(problems, HasSubstr("libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)"));
   Options options(YAML::Node(), "p.yaml: retriever.options");
   EXPECT_THAT(error_of([&] { registry.make_retriever("bad_abi", options); }),
-              AllOf(HasSubstr("unknown retriever plugin 'bad_abi'"), HasSubstr("ABI 4")));
+              AllOf(HasSubstr("unknown retriever plugin 'bad_abi'"), HasSubstr("ABI 5")));
 }
 
 TEST(PluginRegistry, WrapsAConstructorThatThrows) {

@@ -49,6 +49,65 @@ TEST(SplitRange, SentenceStartsSkipWhitespaceAndKnowCjkStops) {
   EXPECT_EQ(sentence_starts(text, {0, text.size()}), (std::vector<std::size_t>{6, 11, 15}));
 }
 
+// Spans of `file` from their first words, each to the end of its line, with sections.
+std::vector<ChunkSpan> spans_at(const SourceFile& file, const std::vector<std::pair<std::string, std::string>>& starts) {
+  std::vector<ChunkSpan> out;
+  for (const auto& [words, section] : starts) {
+    const std::size_t begin = file.text().find(words);
+    out.push_back({{begin, file.text().find('\n', begin)}, section});
+  }
+  return out;
+}
+
+std::vector<std::string> texts_of(const SourceFile& file, const std::vector<ChunkSpan>& spans) {
+  std::vector<std::string> out;
+  for (const auto& s : spans) out.emplace_back(std::string(file.slice(s.bytes)) + " @" + s.section);
+  return out;
+}
+
+TEST(AbsorbSmallSpans, ACrumbJoinsTheNeighbourOfItsScope) {
+  const SourceFile file("m.py", "m.py",
+                        "def long_function_name_before(): return 'something long'\n"
+                        "class Box:\n"
+                        "    def method_with_a_long_name(self): return self.value\n"
+                        "    raise X\n"
+                        "def another_long_function_after(): return 'more text'\n");
+  auto spans = spans_at(file, {{"def long", "m.long_function_name_before"},
+                               {"class Box", "m.Box"},
+                               {"def method", "m.Box.method_with_a_long_name"},
+                               {"raise", "m.Box.method_with_a_long_name"},
+                               {"def another", "m.another_long_function_after"}});
+  absorb_small_spans(file, spans, 20, 200, ".");
+  // The class header opens the method's scope, the `raise` ends it.
+  EXPECT_EQ(texts_of(file, spans),
+            (std::vector<std::string>{
+                "def long_function_name_before(): return 'something long' @m.long_function_name_before",
+                "class Box:\n    def method_with_a_long_name(self): return self.value\n    raise X @m.Box",
+                "def another_long_function_after(): return 'more text' @m.another_long_function_after"}));
+}
+
+TEST(AbsorbSmallSpans, WithoutScopesTheSmallerMergeWinsAndLimitsHold) {
+  const SourceFile file("t.txt", "t.txt", "A long first paragraph of text.\nshort\nA second paragraph, a bit longer than the first.\n");
+  auto spans = spans_at(file, {{"A long", ""}, {"short", ""}, {"A second", ""}});
+  auto copy = spans;
+  absorb_small_spans(file, spans, 10, 200, "");
+  EXPECT_EQ(texts_of(file, spans), (std::vector<std::string>{"A long first paragraph of text.\nshort @",
+                                                             "A second paragraph, a bit longer than the first. @"}));
+  // Neither neighbour can take it whole under a limit of 35: it takes lines of one instead, or,
+  // when no line can be spared, stays.
+  absorb_small_spans(file, copy, 10, 35, "");
+  EXPECT_EQ(texts_of(file, copy).size(), 3u);
+  const SourceFile lines("l.txt", "l.txt", "line one of many\nline two of many\nline three\nx\n");
+  std::vector<ChunkSpan> two{{{0, 44}, ""}, {{45, 46}, ""}};
+  absorb_small_spans(lines, two, 5, 44, "");
+  EXPECT_EQ(texts_of(lines, two), (std::vector<std::string>{"line one of many\nline two of many @", "line three\nx @"}));
+  // A file that is one crumb stays one.
+  const SourceFile tiny("x.txt", "x.txt", "pandas");
+  std::vector<ChunkSpan> one{{{0, 6}, ""}};
+  absorb_small_spans(tiny, one, 50, 2000, "");
+  EXPECT_EQ(one.size(), 1u);
+}
+
 TEST(SourceFileOffsets, PastTheEndClampsToTheSize) {
   const SourceFile f("x", "x", "\xC3\xA9t\xC3\xA9");  // "été": 3 code points, 5 bytes
   EXPECT_EQ(f.byte_offset(3), 5u);

@@ -52,6 +52,52 @@ TEST_F(AnswerCliTest, AnswerPrintsTheAnswerItsSourcesAndTimings) {
   for (const char* t : {"retrieval_ms", "context_ms", "generation_ms", "total_ms"}) EXPECT_TRUE(out["timings"].contains(t)) << t;
 }
 
+TEST_F(AnswerCliTest, AQuestionTheSourcesDoNotAnswerIsDeclinedCitingNothing) {
+  const Outcome r = rag("answer 'Who painted the Sistine Chapel ceiling?' --pipeline pipeline.yaml --k 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out["answered"], false);
+  EXPECT_EQ(out["answer"], "The sources do not answer this question.");
+  EXPECT_LT(out["support"].get<double>(), 0.36);
+  for (const auto& s : out["sources"]) EXPECT_EQ(s["cited"], false);
+  const Outcome text = rag("answer 'Who painted the Sistine Chapel ceiling?' --pipeline pipeline.yaml --format text");
+  EXPECT_THAT(text.out, HasSubstr("The sources do not answer this question.\n\nClosest sources (none answers the question)"));
+  // Asked in French, declined in French.
+  const json fr = json::parse(rag("answer 'Qui a peint le plafond de la chapelle Sixtine ?' --pipeline pipeline.yaml").out);
+  EXPECT_EQ(fr["answer"], "Les sources ne répondent pas à cette question.");
+  // min_support 0 answers whatever the sources are.
+  dir_.write("eager.yaml", std::string(testing::kFixturePipeline) + "context: {min_support: 0}\n");
+  EXPECT_EQ(json::parse(rag("answer 'Which flag loads AWQ quantized checkpoints?' --pipeline eager.yaml").out)["answered"], true);
+  const json supported = json::parse(rag("answer 'Which flag loads AWQ quantized checkpoints?' --pipeline pipeline.yaml").out);
+  EXPECT_EQ(supported["answered"], true);
+  EXPECT_GE(supported["support"].get<double>(), 0.36);
+}
+
+TEST_F(AnswerCliTest, EvaluateAnswersAgainstFacts) {
+  dir_.write("facts.json", R"({"rag_questions": [
+    {"question_id": "awq", "question": "Which flag loads AWQ quantized checkpoints?", "kind": "options", "language": "en",
+     "facts": [["--quantization awq"]]},
+    {"question_id": "port", "question": "How is the TCP port number parsed?", "kind": "how-to", "language": "en",
+     "facts": [["no such phrase in any answer"]]},
+    {"question_id": "art", "question": "Who painted the Sistine Chapel ceiling?", "kind": "out-of-scope", "language": "en",
+     "answerable": false}]})");
+  ASSERT_EQ(rag("answer_dataset --dataset_path facts.json --save_directory answers --pipeline pipeline.yaml").status, 0);
+  const Outcome r = rag("evaluate_answers answers/facts.json --facts facts.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("accepted: 2 of 3 (66.7%); questions the sources cannot answer that were cited: 0"));
+  EXPECT_THAT(r.out, HasSubstr("miss port: How is the TCP port number parsed?\n  lacks: \"no such phrase in any answer\""));
+  const json figures = json::parse(rag("evaluate_answers answers/facts.json --facts facts.json --json").out);
+  EXPECT_EQ(figures["accepted"], 2);
+  EXPECT_EQ(figures["by_kind"]["out-of-scope"]["accepted"], 1);
+  EXPECT_EQ(figures["misses"].size(), 1u);
+  expect_error("evaluate_answers answers/facts.json --facts nowhere.json", "nowhere.json: facts file not found");
+  dir_.write("broken.json", "{\"rag_questions\": [");
+  expect_error("evaluate_answers answers/facts.json --facts broken.json", "broken.json: not valid JSON");
+  expect_error("evaluate_answers answers/facts.json answered.json --facts facts.json", "with --facts, give the answers file alone");
+  dir_.write("other.json", R"({"rag_questions": [{"question_id": "zz", "question": "q", "kind": "k", "language": "en", "facts": [["x"]]}]})");
+  expect_error("evaluate_answers answers/facts.json --facts other.json", "which the facts file does not have");
+}
+
 TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
   ASSERT_EQ(rag("search_dataset --dataset_path answered.json --save_directory results --k 5 "
                              "--pipeline pipeline.yaml").status, 0);
@@ -131,8 +177,8 @@ TEST_F(AnswerCliTest, OpenAiServerErrorsEndCleanly) {
                                    closed + "', stream: " + stream + "}}\n");
     dir_.write("missing.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: openai, options: {model: x, base_url: '" +
                                    server.url() + "/v1', stream: " + stream + "}}\n");
-    EXPECT_EQ(expect_error("answer 'What is PagedAttention?' --pipeline offline.yaml", "cannot reach the OpenAI-compatible server").status, 1);
-    EXPECT_EQ(expect_error("answer 'What is PagedAttention?' --pipeline missing.yaml", "does not serve the model 'x'").status, 1);
+    EXPECT_EQ(expect_error("answer 'How is the TCP port number parsed?' --pipeline offline.yaml", "cannot reach the OpenAI-compatible server").status, 1);
+    EXPECT_EQ(expect_error("answer 'How is the TCP port number parsed?' --pipeline missing.yaml", "does not serve the model 'x'").status, 1);
     EXPECT_EQ(expect_error("answer_dataset --dataset_path answered.json --save_directory out --pipeline offline.yaml",
                            "cannot reach the OpenAI-compatible server").status, 1);
   }
@@ -154,6 +200,11 @@ TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
   expect_error("answer port --pipeline offline.yaml", "start it with `ollama serve`");
   dir_.write("keyless.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: openai, options: {model: m, api_key: sk-1}}\n");
   expect_error("answer port --pipeline keyless.yaml", "keys do not belong in pipeline files");
+  dir_.write("nodict.yaml", std::string(testing::kFixturePipeline) + "translation: {dictionaries: no/such/folder}\n");
+  expect_error("answer port --pipeline nodict.yaml", "translation.dictionaries: ");
+  expect_error("answer port --pipeline nodict.yaml", "no/such/folder is not a folder");
+  dir_.write("support.yaml", std::string(testing::kFixturePipeline) + "context: {min_support: 2}\n");
+  expect_error("answer port --pipeline support.yaml", "context.min_support");
 
   expect_error("answer_dataset --save_directory out --pipeline pipeline.yaml", "give either --student_search_results_path or --dataset_path");
   expect_error("answer_dataset --dataset_path answered.json --student_search_results_path answered.json --save_directory out",

@@ -250,7 +250,7 @@ TEST_F(BadInput, PipelineBrokenPluginLibraries) {
     std::ofstream(dir_ / (name + ".yaml"), std::ios::app) << "plugin_paths: [" << bad << name << "]\n";
   }
   expect_error("index --pipeline no_entry.yaml", "libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)");
-  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 4, this rag uses ABI 3; rebuild the plugin");
+  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 5, this rag uses ABI 4; rebuild the plugin");
   expect_error("index --pipeline throwing_retriever.yaml",
                "retriever.options: the throwing_retriever plugin failed to start: boom in constructor");
   EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));
@@ -370,7 +370,7 @@ class BadSearch : public BadInput {
  protected:
   void SetUp() override {
     BadInput::SetUp();
-    dir_.write("repo/docs/intl.md", "# Модели\n\nСервер загружает модель при запуске.\n\n# 模型\n\n推理服务器在启动时加载模型\n");
+    dir_.write("repo/docs/intl.md", "# Модели\n\nСервер загружает модель при запуске. Веса модели читаются с диска.\n\n# 模型\n\n推理服务器在启动时加载模型。模型的权重保存在磁盘上，服务器读取它们，把它们放进显存，然后开始接收请求。\n");
     index();
   }
 };

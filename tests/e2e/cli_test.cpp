@@ -211,9 +211,9 @@ TEST_F(CliTest, OldFormatsAndRetrieversThatCannotUpdateAreRebuilt) {
   manifest["format"] = 3;
   dir_.write("index/manifest.json", manifest.dump());
   expect_error("search port --pipeline pipeline.yaml",
-               "the index at index has format 3, this rag reads format 4; run `rag index --pipeline pipeline.yaml` to rebuild it");
+               "the index at index has format 3, this rag reads format 5; run `rag index --pipeline pipeline.yaml` to rebuild it");
   EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err,
-              HasSubstr("note: building from scratch: the index at index has format 3, this rag reads format 4\n"));
+              HasSubstr("note: building from scratch: the index at index has format 3, this rag reads format 5\n"));
   EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
 
   std::string fixed = testing::read_all(dir_ / "pipeline.yaml");

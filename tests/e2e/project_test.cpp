@@ -165,7 +165,7 @@ TEST_F(ProjectTest, CheckListsTheStagesAndTheIndexState) {
   ASSERT_EQ(missing.status, 0) << missing.err;
   EXPECT_THAT(missing.out, HasSubstr("pipeline default"));
   EXPECT_THAT(missing.out, HasSubstr("chunkers[0]  python"));
-  EXPECT_THAT(missing.out, HasSubstr("{max_chunk_size: 400, min_chunk_size: 0}"));  // the default filled in
+  EXPECT_THAT(missing.out, HasSubstr("{max_chunk_size: 400, min_chunk_size: 50}"));  // the default filled in
   EXPECT_THAT(missing.out, HasSubstr("retriever    bm25"));
   EXPECT_THAT(missing.out, HasSubstr("k1: 1.2"));
   EXPECT_THAT(missing.out, HasSubstr("generator    extractive"));

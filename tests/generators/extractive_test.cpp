@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "rag/error.hpp"
+#include "rag/language.hpp"
 
 namespace rag {
 namespace {
@@ -138,12 +139,86 @@ TEST(ExtractiveGenerator, PutsTheSourceOfTheBestUnitFirst) {
             "The engine abort call cancels a request. [1]");
 }
 
-TEST(ExtractiveGenerator, SaysSoWhenNothingCoversTheQuestion) {
-  EXPECT_EQ(make()->generate(ask("What is LoRA?", {})), "The retrieved sources do not answer this question.");
-  EXPECT_EQ(make()->generate(ask("What is LoRA?", {source(1, "text", "Tensor parallel sharding.")})),
-            "The retrieved sources do not answer this question.");
-  EXPECT_EQ(make()->generate(ask("the of and", {source(1, "text", "The cat.")})),
-            "The retrieved sources do not answer this question.");
+TEST(ExtractiveGenerator, DeclinesWithAnEmptyAnswerWhenNothingCoversTheQuestion) {
+  EXPECT_EQ(make()->generate(ask("What is LoRA?", {})), "");
+  EXPECT_EQ(make()->generate(ask("What is LoRA?", {source(1, "text", "Tensor parallel sharding.")})), "");
+  EXPECT_EQ(make()->generate(ask("the of and", {source(1, "text", "The cat.")})), "");
+}
+
+TEST(ExtractiveGenerator, TellsWhatIsAsked) {
+  using Kind = ExtractiveGenerator::QuestionKind;
+  EXPECT_EQ(ExtractiveGenerator::kind_of("What is PagedAttention?"), Kind::what_is);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("What does KV cache mean?"), Kind::what_is);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("What is the shape of the array returned by the metadata builder?"), Kind::other);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("How do I start the server?"), Kind::how_to);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("Which options does vllm serve take?"), Kind::options);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("What is the default value of gpu_memory_utilization?"), Kind::default_value);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("Where is the scheduler implemented?"), Kind::where);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("Where can I find the docs?"), Kind::other);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("Why is the first request slow?"), Kind::why);
+  EXPECT_EQ(ExtractiveGenerator::kind_of("how start run OpenAI server"), Kind::how_to);  // a translated question
+}
+
+TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {
+  const GenerationRequest r = ask("What is PagedAttention?",
+                                  {source(1, "python", "class PagedAttention:\n    def forward(self):\n        pass\n"),
+                                   source(2, "markdown",
+                                          "Kernels call PagedAttention for every layer. PagedAttention is an attention "
+                                          "algorithm that stores keys and values in non-contiguous memory blocks.")});
+  EXPECT_EQ(make("{max_units: 1}")->generate(r),
+            "PagedAttention is an attention algorithm that stores keys and values in non-contiguous memory blocks. [2]");
+}
+
+TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {
+  const GenerationRequest r = ask("What is the default of gpu_memory_utilization?",
+                                  {source(1, "python", "class CacheConfig:\n    gpu_memory_utilization: float = 0.9\n"
+                                                       "    \"\"\"The fraction of GPU memory to use.\"\"\"\n"
+                                                       "    swap_space: float = 4\n")});
+  EXPECT_EQ(make()->generate(r), "In `1` [1]:\n```\ngpu_memory_utilization: float = 0.9\n```\n\n"
+                                 "The fraction of GPU memory to use. [1]");
+}
+
+TEST(ExtractiveGenerator, AWhereQuestionNamesThePlace) {
+  Evidence e = source(1, "python", "class Scheduler:\n    \"\"\"Schedules requests.\"\"\"\n");
+  e.section = "vllm.v1.core.sched.scheduler.Scheduler";
+  e.file_path = "vllm/v1/core/sched/scheduler.py";
+  e.first_line = 10;
+  e.last_line = 40;
+  EXPECT_THAT(make()->generate(ask("Where is the Scheduler implemented?", {e})),
+              ::testing::StartsWith("`vllm.v1.core.sched.scheduler.Scheduler` is in `vllm/v1/core/sched/scheduler.py`, "
+                                    "lines 10-40. [1]"));
+}
+
+TEST(ExtractiveGenerator, CodeNeverOpensTheAnswerBareAndBlocksClose) {
+  Evidence e = source(1, "python", "def serve():\n    run_server(port=8000,\n               host=HOST)\n");
+  e.section = "vllm.entrypoints.cli.serve";
+  const std::string answer = make()->generate(ask("How do I run_server on a port?", {e}));
+  EXPECT_THAT(answer, ::testing::StartsWith("In `serve` [1]:\n```\n"));
+  EXPECT_EQ(std::count(answer.begin(), answer.end(), '`') % 2, 0);
+}
+
+TEST(ExtractiveGenerator, APassageThatStartsInCodeReadsItsProseAsProse) {
+  // Cut from the middle of a code block: its first fence closes it.
+  Evidence e = source(1, "text", "vllm serve model\n```\n\nMore details on the API server are in its document.");
+  e.starts_in_code = true;
+  EXPECT_EQ(make("{max_units: 1}")->generate(ask("Where are more details on the API server?", {e})),
+            "More details on the API server are in its document. [1]");
+}
+
+TEST(ExtractiveGenerator, ReadsTheSectionAroundAStrongSource) {
+  GenerationRequest r = ask("What does swap_space control?",
+                            {source(1, "python", "    swap_space: float = 4\n")});
+  Evidence parent = source(1, "python",
+                           "class CacheConfig:\n    swap_space: float = 4\n    \"\"\"Size of the CPU swap space per GPU, in GiB.\"\"\"\n");
+  r.parents.push_back(parent);
+  EXPECT_THAT(make()->generate(r), HasSubstr("Size of the CPU swap space per GPU, in GiB. [1]"));
+}
+
+TEST(ExtractiveGenerator, MatchesTheTranslatedQueryAndSaysTheQuotesAreEnglish) {
+  GenerationRequest r = ask("Как запустить сервер?", {source(1, "markdown", "Start the server with `vllm serve`.")});
+  r.language = "ru";
+  r.query = "how start run server";
+  EXPECT_EQ(make()->generate(r), std::string(english_sources_note("ru")) + "\n\nStart the server with `vllm serve`. [1]");
 }
 
 TEST(ExtractiveGenerator, OddTextNeverBreaksIt) {

@@ -1,6 +1,7 @@
 #pragma once
-// One question answered, as `rag answer` and `rag serve` do it: retrieval, context assembly and
-// generation, each timed, with the sources handed out as soon as they are known.
+// One question answered, as `rag answer` and `rag serve` do it: the question translated for
+// retrieval, retrieval, context assembly and generation, each timed, with the sources handed out
+// as soon as they are known; and the answer declined when the sources do not support one.
 #include <functional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include "rag/context.hpp"
 #include "rag/generator.hpp"
 #include "rag/index.hpp"
+#include "rag/support.hpp"
+#include "rag/translation.hpp"
 
 namespace rag {
 
@@ -19,19 +22,39 @@ struct AnswerTimings {
   double total_ms = 0;
 };
 
+/// An answer to an assembled request.
+struct WrittenAnswer {
+  std::string text;
+  /// False when the answer declines: `text` says, in the question's language, that the sources
+  /// do not answer the question, and cites nothing.
+  bool answered = true;
+  Support support;
+};
+
 struct AnsweredQuestion {
   GenerationRequest request;  ///< the question, its numbered evidence and the prompt
   std::string answer;
+  bool answered = true;  ///< see WrittenAnswer::answered
+  Support support;
   AnswerTimings timings;
 };
 
-/// Answers `question` from the best `k` chunks of `index`. `on_sources`, when given, is called
-/// with the assembled request (its evidence numbered) and the timings so far, before the
-/// generator runs; `on_text`, when given, receives the answer as the generator writes it. What
-/// either callback throws stops the work and comes out of this call. Throws rag::Error for an
-/// empty or non-UTF-8 question and whatever the generator fails with.
-AnsweredQuestion answer_question(const Index& index, const ContextAssembler& assembler, Generator& generator,
-                                 const std::string& question, std::size_t k,
+/// The answer to `request`: declined when the support of its sources (measured by `meter` with
+/// config.score_knee) is under config.min_support, without asking the generator (unless the question is in another language
+/// and was not translated: its words cannot be measured against English sources), or when the
+/// generator's answer is empty;
+/// else the generator's answer. With request.on_text set, a declining answer is handed to it too.
+WrittenAnswer write_answer(const GenerationRequest& request, Generator& generator, const SupportMeter& meter,
+                           const ContextConfig& config);
+
+/// Answers `question` from the best `k` chunks of `index`, retrieved for the question as
+/// `translator` renders it. `on_sources`, when given, is called with the assembled request (its
+/// evidence numbered) and the timings so far, before the generator runs; `on_text`, when given,
+/// receives the answer as it is written. What either callback throws stops the work and comes out
+/// of this call. Throws rag::Error for an empty or non-UTF-8 question and whatever the generator
+/// fails with.
+AnsweredQuestion answer_question(const Index& index, const QueryTranslator& translator, const ContextAssembler& assembler,
+                                 Generator& generator, const std::string& question, std::size_t k,
                                  const std::function<void(const GenerationRequest&, const AnswerTimings&)>& on_sources = {},
                                  std::function<void(std::string_view)> on_text = {});
 

@@ -2,8 +2,8 @@
 // Answers files: a search_dataset results file with an answer added to every search result, so
 // that the grader still reads it as a results file.
 //
-//   {"search_results": [{question_id, question_str, retrieved_sources, answer, cited_sources,
-//                        generation_ms, ...}], "k": 10}
+//   {"search_results": [{question_id, question_str, retrieved_sources, answer, answered,
+//                        cited_sources, generation_ms, ...}], "k": 10}
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -11,12 +11,17 @@
 #include <vector>
 
 #include "rag/dataset.hpp"
+#include "rag/support.hpp"
 
 namespace rag {
 
 /// What answering adds to one search result.
 struct AnswerRecord {
   std::string answer;
+  /// False when the answer declines: the sources do not answer the question (see answering.hpp).
+  bool answered = true;
+  /// The support its sources gave the question (zero when read from a file that has none).
+  Support support;
   /// The sources the answer cites ([n] in its text): spans of the files, with their lines when
   /// known (0 when read from a file that has none).
   std::vector<RetrievedSource> cited;
@@ -29,13 +34,15 @@ struct AnsweredResult {
 };
 
 /// Writes `document` (a results file as JSON) with records[i] added to its i-th search result
-/// as `answer`, `cited_sources` and `generation_ms`, atomically. Throws rag::Error when the
+/// as `answer`, `answered`, `support` ({value, coverage, score}), `cited_sources` and
+/// `generation_ms`, atomically. Throws rag::Error when the
 /// counts differ or the file cannot be written.
 void save_answers(const std::filesystem::path& file, nlohmann::ordered_json document,
                   const std::vector<AnswerRecord>& records);
 
 /// Reads an answers file: everything load_results() checks, and an `answer` string in every
-/// search result. Results without `cited_sources` cite all their retrieved sources.
+/// search result. Results without `cited_sources` cite all their retrieved sources; without
+/// `answered`, the answer counts as one.
 std::vector<AnsweredResult> load_answers(const std::filesystem::path& file);
 
 }  // namespace rag

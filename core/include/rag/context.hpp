@@ -24,6 +24,12 @@ namespace rag {
 extern const char* const kDefaultSystemPrompt;
 extern const char* const kDefaultUserPrompt;
 
+/// The default of ContextConfig::min_support, chosen by cross-validation on the public questions
+/// and questions the corpus cannot answer (bench/abstention.py).
+inline constexpr double kDefaultMinSupport = 0.36;
+/// The default of ContextConfig::score_knee, chosen with kDefaultMinSupport for BM25.
+inline constexpr double kDefaultScoreKnee = 0.3;
+
 /// A pipeline's `context:` section.
 struct ContextConfig {
   /// Code points of evidence text handed to the generator. The best source always goes in, cut
@@ -35,6 +41,13 @@ struct ContextConfig {
   /// may take together; a parent that does not fit is left out, not cut.
   std::size_t parent_sources = 0;
   std::size_t parent_budget = 6000;
+  /// An answer declines, citing nothing, when the support the sources give the question
+  /// (rag/support.hpp) is under this: 0 never declines, 1 nearly always.
+  double min_support = kDefaultMinSupport;
+  /// Support shrinks when the best retrieval score is under this share of what BM25 could give
+  /// the question's words; 0 leaves scores out, for retrievers that score otherwise (tfidf's
+  /// cosines, fusion's ranks).
+  double score_knee = kDefaultScoreKnee;
   /// Prompt templates. Placeholders: {question}, {language} (its English name), {sources} (the
   /// numbered evidence), {parents} (the parent context block, empty without one); {{ and }} are
   /// literal braces.
@@ -42,7 +55,7 @@ struct ContextConfig {
   std::string user_prompt = kDefaultUserPrompt;
 
   /// Reads `context:` (absent means the defaults): budget, merge, parents: {sources, budget},
-  /// prompt: {system, user}. Throws rag::Error naming the key for an unknown key, a bad value or
+  /// min_support, score_knee, prompt: {system, user}. Throws rag::Error naming the key for an unknown key, a bad value or
   /// an unknown placeholder.
   static ContextConfig from_options(Options& options);
 };

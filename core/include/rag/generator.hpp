@@ -23,6 +23,9 @@ struct Evidence {
   std::string kind;     ///< the chunker that made it: "python", "markdown", "text", ...
   std::string section;  ///< header path or qualified name, see Chunk::section
   std::string text;
+  /// Markdown and plain text: the text begins inside a fenced code block of its file (its first
+  /// fence line closes the block), as a passage cut from the middle of a file may.
+  bool starts_in_code = false;
   double score = 0;      ///< the best retrieval score of its chunks
   std::size_t rank = 0;  ///< the best 1-based retrieval rank of its chunks
 };
@@ -36,6 +39,10 @@ struct ChatMessage {
 /// Everything a generator may use to answer one question.
 struct GenerationRequest {
   std::string question;
+  /// The question as retrieval read it: in English, when it was asked in another language and
+  /// the pipeline translates questions (rag/translation.hpp); else the question itself. The
+  /// sources are matched against its words.
+  std::string query;
   /// The question's language, ISO 639-1 ("en", "fr", ...); the prompt asks for an answer in it.
   std::string language = "en";
   /// Numbered sources, best first, within the context budget.
@@ -52,8 +59,9 @@ struct GenerationRequest {
 class BOOST_SYMBOL_VISIBLE Generator {
  public:
   virtual ~Generator() = default;
-  /// The answer, citing evidence as [1], [2]. Throws rag::Error on failure (server not
-  /// reachable, model missing, ...) with what to do about it.
+  /// The answer, citing evidence as [1], [2]; empty when the evidence holds nothing that answers
+  /// the question (the host then says so in the question's language). Throws rag::Error on
+  /// failure (server not reachable, model missing, ...) with what to do about it.
   virtual std::string generate(const GenerationRequest& request) = 0;
   /// What writes the answers, for reports: "ollama qwen3:0.6b at http://127.0.0.1:11434".
   virtual std::string describe() const = 0;

@@ -29,10 +29,10 @@
 
 namespace rag {
 
-/// Bumped when the layout of the index folder or of its files changes, or the terms the
-/// analyzers make of a text (2: Unicode letters, punctuation and CJK pairs; 3: line numbers,
-/// the corpus snapshot; 4: segments read in place).
-inline constexpr int kIndexFormat = 4;
+/// Bumped when the layout of the index folder or of its files changes, or what the chunkers or
+/// the analyzers make of a text (2: Unicode letters, punctuation and CJK pairs; 3: line numbers,
+/// the corpus snapshot; 4: segments read in place; 5: pieces under min_chunk_size absorbed).
+inline constexpr int kIndexFormat = 5;
 
 struct IndexOptions {
   bool full = false;  ///< rebuild from scratch even when the index could be updated

@@ -9,7 +9,19 @@ namespace rag {
 /// function words and accented letters, which code identifiers do not disturb. "en" when unsure.
 std::string_view detect_language(std::string_view text);
 
+/// True when `word` (lower case) is a function word of the language of `code` ("fr": "le",
+/// "est", "pour"; "ru": "и", "в", "на"): one that carries no topic of its own.
+bool is_function_word(std::string_view code, std::string_view word);
+
 /// The English name of a code detect_language() returns ("French"); the code itself otherwise.
 std::string_view language_name(std::string_view code);
+
+/// "The sources do not answer this question." in the language of `code` (English for a code
+/// detect_language() does not return): what an answer that declines says.
+std::string_view no_answer_text(std::string_view code);
+
+/// For an answer that quotes the English sources to a question in another language: a sentence
+/// in that language saying the quotes are in English, untranslated. Empty for English.
+std::string_view english_sources_note(std::string_view code);
 
 }  // namespace rag

@@ -56,6 +56,10 @@ struct Pipeline {
   /// How retrieved chunks become a generator's context (`context:`), validated where it is used.
   YAML::Node context;
   std::string context_where;
+  /// How questions in other languages are read (`translation:`, see translation.hpp), validated
+  /// where it is used; absent, they are not translated.
+  YAML::Node translation;
+  std::string translation_where;
   /// The index folder, resolved against `base`. Overrides that change what the index holds give
   /// it a folder of its own, `<index>@<digest>`, so that an experiment never replaces the index
   /// of the pipeline as written (unless they set `index` itself).

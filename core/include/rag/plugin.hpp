@@ -19,7 +19,9 @@ namespace rag {
 /// Bumped whenever an interface in core changes shape. The host refuses other versions.
 /// 2: Options records the options read (effective()); Chunk and Evidence carry line numbers.
 /// 3: retrievers build, merge and open segments (retriever.hpp); chunks are read in place.
-inline constexpr std::uint32_t kPluginAbiVersion = 3;
+/// 4: GenerationRequest carries the retrieval query, Evidence whether it starts inside code; an
+/// empty answer declines.
+inline constexpr std::uint32_t kPluginAbiVersion = 4;
 
 enum class PluginKind : std::uint32_t { chunker = 1, retriever = 2, generator = 3 };
 std::string_view to_string(PluginKind kind);

@@ -21,7 +21,8 @@ nlohmann::ordered_json search_response(const Index& index, const std::string& qu
 /// first_line, last_line, text, score, file_type, section?}.
 nlohmann::ordered_json evidence_json(const Evidence& evidence);
 
-/// {query, answer, language, sources: [evidence_json + cited], parent_context?, generator:
+/// {query, answer, answered, support, language, sources: [evidence_json + cited],
+/// retrieval_query? (the question translated for retrieval), parent_context?, generator:
 /// {plugin, description}, strategy, timings: {retrieval_ms, context_ms, generation_ms, total_ms}}.
 nlohmann::ordered_json answer_response(const AnsweredQuestion& answered, const std::string& generator_plugin,
                                        const std::string& generator_description, const std::string& strategy);

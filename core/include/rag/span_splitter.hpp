@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rag/chunk.hpp"
 #include "rag/source_file.hpp"
 
 namespace rag {
@@ -26,6 +27,21 @@ struct SplitLimits {
 std::vector<ByteRange> split_range(const SourceFile& file, ByteRange range,
                                    const std::vector<std::vector<std::size_t>>& levels,
                                    SplitLimits limits);
+
+/// The floor under which a chunker's span is a crumb (a lone header, a `raise`): too little to
+/// answer anything alone, yet ranked first by any score that favours short texts.
+inline constexpr std::size_t kDefaultMinChunkChars = 50;
+
+/// Merges every span of `spans` (one chunker's, in file order) shorter than `min_chars` code
+/// points into a neighbour, the way a recursive splitter packs small pieces: the neighbour of the
+/// same scope first (the section the crumb opens, or the one it ends), else the one that makes
+/// the smaller chunk, as long as the merged span, from the first byte of one to the last of the
+/// other, stays within `max_chars`. The merged span is named by the deepest section both lie in,
+/// `separator` joining the levels of a section (" > " for header paths, "." or "::" for qualified
+/// names). A crumb that fits with neither neighbour takes whole lines of one instead (the cut
+/// between them moves); a file shorter than the floor stays one span.
+void absorb_small_spans(const SourceFile& file, std::vector<ChunkSpan>& spans, std::size_t min_chars,
+                        std::size_t max_chars, std::string_view separator);
 
 /// `range` without leading and trailing whitespace (empty if it is all whitespace).
 ByteRange trim(std::string_view text, ByteRange range);

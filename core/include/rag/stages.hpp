@@ -13,12 +13,13 @@
 #include "rag/context.hpp"
 #include "rag/pipeline.hpp"
 #include "rag/plugin_registry.hpp"
+#include "rag/translation.hpp"
 
 namespace rag {
 
 /// One stage as `rag check` shows it.
 struct StageReport {
-  std::string stage;             ///< "chunkers[0]", "retriever", "context", "generator"
+  std::string stage;             ///< "chunkers[0]", "retriever", "context", "translation", "generator"
   std::string plugin;            ///< empty for context
   std::string version;           ///< the plugin's
   std::filesystem::path library;  ///< the plugin's
@@ -43,6 +44,8 @@ class PipelineStages {
   /// questions at once (a generator serves one question at a time).
   std::unique_ptr<Generator> make_generator() const;
   const ContextConfig& context() const { return context_; }
+  /// Reads questions for retrieval (one that translates nothing without `translation:`).
+  const QueryTranslator& translator() const { return *translator_; }
 
   /// Each stage, in pipeline order, with its effective options.
   const std::vector<StageReport>& report() const { return report_; }
@@ -54,6 +57,7 @@ class PipelineStages {
   std::unique_ptr<Retriever> retriever_;
   std::unique_ptr<Generator> generator_;
   ContextConfig context_;
+  std::unique_ptr<QueryTranslator> translator_;
   std::vector<StageReport> report_;
 };
 

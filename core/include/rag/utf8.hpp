@@ -2,6 +2,7 @@
 // UTF-8 facts the rest of the code needs: validity, and counting code points, which is how
 // every offset the user sees is measured.
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace rag::utf8 {
@@ -14,6 +15,9 @@ constexpr bool is_lead_byte(unsigned char c) { return (c & 0xC0) != 0x80; }
 
 /// Number of code points in valid UTF-8 `text`.
 std::size_t count_code_points(std::string_view text);
+
+/// `text` in lower case, by Unicode's simple case mapping; malformed bytes are kept as they are.
+std::string lower(std::string_view text);
 
 /// Bytes taken by the first `chars` code points of `text` (all of it when it has fewer).
 std::size_t prefix_bytes(std::string_view text, std::size_t chars);

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "rag/utf8.hpp"
+
 namespace rag {
 namespace {
 
@@ -60,27 +62,6 @@ UChar32 next_code_point(std::string_view text, std::size_t& i) {
   return code;
 }
 
-
-// `s` in lower case, by Unicode's simple case mapping.
-std::string lower(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t begin = i;
-    const UChar32 c = next_code_point(s, i);
-    if (c < 0) {
-      out.append(s.substr(begin, i - begin));  // a malformed sequence, as it is
-    } else if (c < 0x80) {
-      out += is_upper(static_cast<char>(c)) ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c);
-    } else {
-      char buffer[U8_MAX_LENGTH];
-      int32_t length = 0;
-      U8_APPEND_UNSAFE(buffer, length, u_tolower(c));
-      out.append(buffer, static_cast<std::size_t>(length));
-    }
-  }
-  return out;
-}
 
 struct StemmerDeleter {
   void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
@@ -211,7 +192,7 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) c
   }
 }
 
-std::string Analyzer::normalise(std::string_view s) const { return config_.lowercase ? lower(s) : std::string(s); }
+std::string Analyzer::normalise(std::string_view s) const { return config_.lowercase ? utf8::lower(s) : std::string(s); }
 
 void Analyzer::add_term(std::string_view part, std::vector<std::string>& terms) const {
   std::string term = normalise(part);

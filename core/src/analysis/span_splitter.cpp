@@ -1,6 +1,7 @@
 #include "rag/span_splitter.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "rag/utf8.hpp"
 
@@ -136,7 +137,112 @@ void rebalance_runt(const SourceFile& file, const std::vector<std::vector<std::s
   }
 }
 
+// `inner` lies in the section `outer`: the same, one of its subsections, or anywhere when
+// `outer` is empty (no section).
+bool lies_in(std::string_view inner, std::string_view outer, std::string_view separator) {
+  return outer.empty() || inner == outer ||
+         (!separator.empty() && inner.size() > outer.size() + separator.size() && inner.starts_with(outer) &&
+          inner.substr(outer.size(), separator.size()) == separator);
+}
+
+// The deepest section both `a` and `b` lie in.
+std::string_view common_section(std::string_view a, std::string_view b, std::string_view separator) {
+  if (lies_in(a, b, separator)) return b;
+  if (lies_in(b, a, separator)) return a;
+  std::size_t end = 0;  // the end of the longest run of whole levels the two share
+  if (!separator.empty())
+    for (std::size_t cut = a.find(separator); cut != std::string_view::npos && b.substr(0, cut) == a.substr(0, cut) &&
+                                              b.substr(cut, separator.size()) == separator;
+         cut = a.find(separator, cut + separator.size()))
+      end = cut;
+  return a.substr(0, end);
+}
+
+// Moves the cut between the crumb spans[i] and a neighbour by whole lines, as few as make the
+// crumb reach `min_chars`, both staying within `max_chars` (the neighbour, over
+// `min_chars` by far, only shrinks). The neighbour of the same scope is tried first.
+void borrow_lines(const SourceFile& file, std::vector<ChunkSpan>& spans, std::size_t i, std::size_t min_chars,
+                  std::size_t max_chars, std::string_view separator) {
+  const std::string_view text = file.text();
+  const auto chars = [&](ByteRange r) { return file.char_count(trim(text, r)); };
+  std::vector<std::size_t> order;
+  if (i + 1 < spans.size()) order.push_back(i + 1);
+  if (i > 0) order.push_back(i - 1);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return lies_in(spans[a].section, spans[i].section, separator) > lies_in(spans[b].section, spans[i].section, separator);
+  });
+  for (const std::size_t with : order) {
+    ChunkSpan& crumb = spans[i];
+    ChunkSpan& other = spans[with];
+    if (other.bytes.begin < crumb.bytes.end && crumb.bytes.begin < other.bytes.end) continue;  // overlapping pieces
+    const std::vector<std::size_t> lines = line_starts(text, other.bytes);
+    std::optional<std::size_t> cut;
+    if (with > i) {
+      for (auto p = lines.begin(); p != lines.end() && !cut; ++p)
+        if (chars({crumb.bytes.begin, *p}) >= min_chars && chars({*p, other.bytes.end}) >= min_chars &&
+            chars({crumb.bytes.begin, *p}) <= max_chars)
+          cut = *p;
+    } else {
+      for (auto p = lines.rbegin(); p != lines.rend() && !cut; ++p)
+        if (chars({*p, crumb.bytes.end}) >= min_chars && chars({other.bytes.begin, *p}) >= min_chars &&
+            chars({*p, crumb.bytes.end}) <= max_chars)
+          cut = *p;
+    }
+    if (!cut) continue;
+    crumb.section = std::string(common_section(crumb.section, other.section, separator));
+    if (with > i) {
+      crumb.bytes = trim(text, {crumb.bytes.begin, *cut});
+      other.bytes = trim(text, {*cut, other.bytes.end});
+    } else {
+      crumb.bytes = trim(text, {*cut, crumb.bytes.end});
+      other.bytes = trim(text, {other.bytes.begin, *cut});
+    }
+    return;
+  }
+}
+
 }  // namespace
+
+void absorb_small_spans(const SourceFile& file, std::vector<ChunkSpan>& spans, std::size_t min_chars,
+                        std::size_t max_chars, std::string_view separator) {
+  const auto chars = [&](ByteRange r) { return file.char_count(trim(file.text(), r)); };
+  struct Merge {
+    std::size_t with;
+    ByteRange span;
+    std::size_t chars;
+    bool same_scope;
+  };
+  for (std::size_t i = 0; i < spans.size();) {
+    if (spans.size() < 2 || chars(spans[i].bytes) >= min_chars) {
+      ++i;
+      continue;
+    }
+    std::optional<Merge> best;
+    for (const std::size_t with : {i - 1, i + 1}) {
+      if (with >= spans.size()) continue;  // i - 1 wraps around for the first span
+      const ByteRange span = trim(file.text(), {std::min(spans[i].bytes.begin, spans[with].bytes.begin),
+                                                std::max(spans[i].bytes.end, spans[with].bytes.end)});
+      const Merge merge{with, span, chars(span),
+                        lies_in(spans[with].section, spans[i].section, separator) ||
+                            lies_in(spans[i].section, spans[with].section, separator)};
+      if (merge.chars > max_chars) continue;
+      if (!best || merge.same_scope > best->same_scope ||
+          (merge.same_scope == best->same_scope && merge.chars < best->chars))
+        best = merge;
+    }
+    if (!best) {
+      // Both neighbours are too full to take it whole: the crumb takes lines of one instead.
+      borrow_lines(file, spans, i, min_chars, max_chars, separator);
+      ++i;
+      continue;
+    }
+    ChunkSpan& kept = spans[best->with];
+    kept.section = std::string(common_section(kept.section, spans[i].section, separator));
+    kept.bytes = best->span;
+    spans.erase(spans.begin() + static_cast<std::ptrdiff_t>(i));
+    if (best->with < i) --i;  // the merged span may still be small: look at it again
+  }
+}
 
 ByteRange trim(std::string_view text, ByteRange range) {
   while (range.begin < range.end && is_space(text[range.begin])) ++range.begin;

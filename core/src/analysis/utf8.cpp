@@ -1,5 +1,8 @@
 #include "rag/utf8.hpp"
 
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
 namespace rag::utf8 {
 
 bool is_valid(std::string_view text) {
@@ -50,6 +53,29 @@ std::size_t prefix_bytes(std::string_view text, std::size_t chars) {
     while (bytes < text.size() && !is_lead_byte(static_cast<unsigned char>(text[bytes]))) ++bytes;
   }
   return bytes;
+}
+
+std::string lower(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  const auto size = static_cast<int32_t>(text.size());
+  for (int32_t i = 0; i < size;) {
+    const int32_t begin = i;
+    UChar32 c = 0;
+    U8_NEXT(bytes, i, size, c);
+    if (c < 0) {
+      out.append(text.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(i - begin)));
+    } else if (c < 0x80) {
+      out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    } else {
+      char buffer[U8_MAX_LENGTH];
+      int32_t length = 0;
+      U8_APPEND_UNSAFE(buffer, length, u_tolower(c));
+      out.append(buffer, static_cast<std::size_t>(length));
+    }
+  }
+  return out;
 }
 
 }  // namespace rag::utf8

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "rag/language.hpp"
+
 namespace rag {
 namespace {
 
@@ -11,21 +13,43 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-AnsweredQuestion answer_question(const Index& index, const ContextAssembler& assembler, Generator& generator,
-                                 const std::string& question, std::size_t k,
+WrittenAnswer write_answer(const GenerationRequest& request, Generator& generator, const SupportMeter& meter,
+                           const ContextConfig& config) {
+  WrittenAnswer out;
+  out.support = meter.measure(request, config.score_knee);
+  // Support is measured in English words: a question left in another language (no dictionary
+  // for it) is the generator's to judge.
+  const bool measurable = request.language == "en" || request.query != request.question;
+  if (out.support.value >= config.min_support || !measurable) out.text = generator.generate(request);
+  if (out.text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    out.answered = false;
+    out.text = std::string(no_answer_text(request.language));
+    if (request.on_text) request.on_text(out.text);
+  }
+  return out;
+}
+
+AnsweredQuestion answer_question(const Index& index, const QueryTranslator& translator, const ContextAssembler& assembler,
+                                 Generator& generator, const std::string& question, std::size_t k,
                                  const std::function<void(const GenerationRequest&, const AnswerTimings&)>& on_sources,
                                  std::function<void(std::string_view)> on_text) {
   AnsweredQuestion out;
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<Hit> hits = index.search(question, k);
+  const std::string query =
+      translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
+  const std::vector<Hit> hits = index.search(query, k);
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();
   out.request = assembler.assemble(question, hits);
+  out.request.query = query;
   out.timings.context_ms = milliseconds_since(context_start);
   if (on_sources) on_sources(out.request, out.timings);
   out.request.on_text = std::move(on_text);
   const auto generation_start = std::chrono::steady_clock::now();
-  out.answer = generator.generate(out.request);
+  WrittenAnswer written = write_answer(out.request, generator, SupportMeter(index), assembler.config());
+  out.answer = std::move(written.text);
+  out.answered = written.answered;
+  out.support = written.support;
   out.timings.generation_ms = milliseconds_since(generation_start);
   out.timings.total_ms = milliseconds_since(start);
   return out;

@@ -21,6 +21,10 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
       cited.push_back(std::move(source));
     }
     results[i]["answer"] = records[i].answer;
+    results[i]["answered"] = records[i].answered;
+    results[i]["support"] = {{"value", records[i].support.value},
+                             {"coverage", records[i].support.coverage},
+                             {"score", records[i].support.score}};
     results[i]["cited_sources"] = std::move(cited);
     results[i]["generation_ms"] = records[i].generation_ms;
   }
@@ -38,7 +42,11 @@ std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
                               results.results[i].question_id + ")";
     if (!entry.contains("answer") || !entry["answer"].is_string())
       throw Error(where + " has no 'answer' string; make answers with `rag answer_dataset`");
-    AnsweredResult a{std::move(results.results[i]), {entry["answer"].get<std::string>(), {}, 0}};
+    AnsweredResult a{std::move(results.results[i]), {entry["answer"].get<std::string>(), true, {}, {}, 0}};
+    if (entry.contains("answered")) {
+      if (!entry["answered"].is_boolean()) throw Error(where + ": 'answered' must be true or false");
+      a.record.answered = entry["answered"].get<bool>();
+    }
     if (entry.contains("cited_sources")) {
       const json& cited = entry["cited_sources"];
       if (!cited.is_array()) throw Error(where + ": 'cited_sources' must be a list");

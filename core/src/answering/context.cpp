@@ -112,6 +112,20 @@ std::string join_chunks(const std::vector<ChunkView>& run, SourceFiles& files) {
   return text;
 }
 
+// Whether byte `at` of Markdown `text` lies inside a fenced code block: an odd number of fence
+// lines (``` or ~~~, indented or not, as admonitions indent them) before it.
+bool inside_fence(std::string_view text, std::size_t at) {
+  bool inside = false;
+  for (std::size_t line = 0; line < at;) {
+    const std::size_t first = text.find_first_not_of(" \t", line);
+    if (first < at && (text.compare(first, 3, "```") == 0 || text.compare(first, 3, "~~~") == 0)) inside = !inside;
+    const std::size_t end = text.find('\n', line);
+    if (end == std::string_view::npos) break;
+    line = end + 1;
+  }
+  return inside;
+}
+
 std::string describe_source(const Evidence& e) {
   std::string head = "[" + std::to_string(e.number) + "] " + e.file_path;
   if (!e.section.empty()) head += " (" + e.section + ")";
@@ -137,6 +151,8 @@ ContextConfig ContextConfig::from_options(Options& options) {
   c.parent_budget = static_cast<std::size_t>(
       parents.get_integer("budget", static_cast<long long>(c.parent_budget), 100, 1'000'000));
   parents.finish();
+  c.min_support = options.get_number("min_support", c.min_support, 0.0, 1.0);
+  c.score_knee = options.get_number("score_knee", c.score_knee, 0.0, 1.0);
   Options prompt = options.child("prompt");
   c.system_prompt = prompt.get<std::string>("system", c.system_prompt);
   c.user_prompt = prompt.get<std::string>("user", c.user_prompt);
@@ -264,6 +280,7 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
 
   GenerationRequest request;
   request.question = question;
+  request.query = question;
   request.language = std::string(detect_language(question));
 
   std::size_t used = 0;
@@ -288,6 +305,8 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
     e.last_line = p.chunk.last_line;
     e.kind = p.chunk.kind;
     e.section = p.chunk.section;
+    if (e.kind == "markdown" || e.kind == "text")
+      if (const SourceFile* file = files.matching(p.chunk.view())) e.starts_in_code = inside_fence(file->text(), p.chunk.first_byte);
     e.text = std::move(p.chunk.text);
     e.score = p.score;
     e.rank = p.rank;

@@ -1,5 +1,6 @@
 #include "rag/language.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <string>
@@ -139,6 +140,52 @@ std::string_view detect_language(std::string_view text) {
   for (std::size_t l = 1; l < languages.size(); ++l)
     if (votes[l] > votes[best]) best = l;
   return languages[best].code;
+}
+
+namespace {
+
+// Phrases by language, English first: the fallback for a code not listed.
+using Phrases = std::array<std::pair<std::string_view, std::string_view>, 6>;
+
+std::string_view phrase(const Phrases& phrases, std::string_view code) {
+  for (const auto& [c, text] : phrases)
+    if (c == code) return text;
+  return phrases[0].second;
+}
+
+}  // namespace
+
+std::string_view no_answer_text(std::string_view code) {
+  static constexpr Phrases phrases = {{{"en", "The sources do not answer this question."},
+                                       {"fr", "Les sources ne répondent pas à cette question."},
+                                       {"es", "Las fuentes no responden a esta pregunta."},
+                                       {"de", "Die Quellen beantworten diese Frage nicht."},
+                                       {"ru", "Источники не отвечают на этот вопрос."},
+                                       {"zh", "这些资料没有回答这个问题。"}}};
+  return phrase(phrases, code);
+}
+
+std::string_view english_sources_note(std::string_view code) {
+  static constexpr Phrases phrases = {{{"en", ""},
+                                       {"fr", "Les sources sont en anglais ; les citations ne sont pas traduites."},
+                                       {"es", "Las fuentes están en inglés; las citas no están traducidas."},
+                                       {"de", "Die Quellen sind auf Englisch; die Zitate sind nicht übersetzt."},
+                                       {"ru", "Источники на английском языке; цитаты приведены без перевода."},
+                                       {"zh", "资料为英文，引文未翻译。"}}};
+  return phrase(phrases, code);
+}
+
+bool is_function_word(std::string_view code, std::string_view word) {
+  static const std::vector<std::string_view> russian = {
+      "и", "в", "во", "на", "с", "со", "по", "к", "ко", "о", "об", "от", "до", "из", "за", "для", "при", "у", "не",
+      "ли", "а", "но", "или", "же", "бы", "это", "этот", "эта", "эти", "то", "как", "что", "чем", "мне", "я", "мы",
+      "вы", "он", "она", "они", "его", "её", "их", "есть", "быть", "можно", "нужно", "ли", "ещё", "уже", "так"};
+  if (code == "ru") return std::find(russian.begin(), russian.end(), word) != russian.end();
+  for (const auto& language : latin_languages())
+    if (language.code == code)
+      return std::find(language.function_words.begin(), language.function_words.end(), word) !=
+             language.function_words.end();
+  return false;
 }
 
 std::string_view language_name(std::string_view code) {

@@ -184,6 +184,8 @@ Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const 
   }
   p.context = top.optional("context");
   p.context_where = file + ": context";
+  p.translation = top.optional("translation");
+  p.translation_where = file + ": translation";
   p.index_dir = resolve(top.string("index", top.required("index")));
   // The index folder is the index's alone: rebuilds delete other generations in it.
   if (p.index_dir == p.base || p.index_dir == p.corpus_dir)

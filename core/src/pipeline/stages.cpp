@@ -31,6 +31,13 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
   Options context_options(pipeline.context, pipeline.context_where);
   context_ = ContextConfig::from_options(context_options);
   report_.push_back({"context", "", "", "", context_options.effective()});
+  if (pipeline.translation.IsDefined() && !pipeline.translation.IsNull()) {
+    Options translation_options(pipeline.translation, pipeline.translation_where);
+    translator_ = std::make_unique<QueryTranslator>(TranslationConfig::from_options(translation_options, pipeline.base));
+    report_.push_back({"translation", "", "", "", translation_options.effective()});
+  } else {
+    translator_ = std::make_unique<QueryTranslator>();
+  }
   Options generator_options(pipeline.generator.options, pipeline.generator.where + ".options");
   generator_ = registry.make_generator(pipeline.generator.plugin, generator_options);
   report_.push_back(describe(registry, PluginKind::generator, "generator", pipeline.generator.plugin, generator_options));

@@ -56,8 +56,11 @@ json answer_response(const AnsweredQuestion& answered, const std::string& genera
   }
   json out = {{"query", request.question},
               {"answer", answered.answer},
+              {"answered", answered.answered},
+              {"support", answered.support.value},
               {"language", request.language},
               {"sources", std::move(sources)}};
+  if (request.query != request.question) out["retrieval_query"] = request.query;
   if (!request.parents.empty()) {
     json parents = json::array();
     for (const auto& p : request.parents) parents.push_back(evidence_json(p));

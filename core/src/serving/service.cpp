@@ -223,7 +223,8 @@ json Service::answer(std::string_view name, const std::string& question, long lo
     on_text = [&](std::string_view piece) { sink("delta", {{"text", piece}}); };
   }
   const AnsweredQuestion answered =
-      answer_question(generation->index, generation->assembler, *generator, q, count, on_sources, on_text);
+      answer_question(generation->index, served.stages().translator(), generation->assembler, *generator, q, count,
+                      on_sources, on_text);
   metrics_.observe_stage("retrieve", answered.timings.retrieval_ms / 1000);
   metrics_.observe_stage("context", answered.timings.context_ms / 1000);
   metrics_.observe_stage("generate", answered.timings.generation_ms / 1000);

@@ -443,6 +443,20 @@ struct Section {
   std::string path;
 };
 
+// The header path both `a` and `b` lie in: the levels they share from the first.
+std::string common_path(std::string_view a, std::string_view b) {
+  constexpr std::string_view kLevel = " > ";
+  std::size_t end = 0;  // the end of the shared levels in `a`
+  for (std::size_t begin = 0; begin <= a.size();) {
+    const std::size_t cut = std::min(a.find(kLevel, begin), a.size());
+    const bool shared = b.substr(0, cut) == a.substr(0, cut) && (cut == b.size() || b.substr(cut, kLevel.size()) == kLevel);
+    if (!shared) break;
+    end = cut;
+    begin = cut + kLevel.size();
+  }
+  return std::string(a.substr(0, end));
+}
+
 std::vector<Section> sections(const Outline& outline) {
   std::vector<Section> out{{0, 0, outline.title}};
   std::vector<const Heading*> enclosing;
@@ -466,7 +480,8 @@ MarkdownChunker::MarkdownChunker(Options& options) {
   limits_.max_chars = static_cast<std::size_t>(options.get_integer("max_chunk_size", 2000, 1, 1'000'000));
   const auto max = static_cast<long long>(limits_.max_chars);
   limits_.overlap_chars = static_cast<std::size_t>(options.get_integer("overlap", 0, 0, max / 2));
-  min_chars_ = static_cast<std::size_t>(options.get_integer("min_chunk_size", 0, 0, max));
+  min_chars_ = static_cast<std::size_t>(options.get_integer(
+      "min_chunk_size", std::min(static_cast<long long>(kDefaultMinChunkChars), max), 0, max));
   options.finish();
 }
 
@@ -481,6 +496,7 @@ std::vector<ChunkSpan> MarkdownChunker::chunk(const SourceFile& file) const {
   std::vector<ChunkSpan> out;
   for (std::size_t i = 0; i < parts.size();) {
     ByteRange range{parts[i].begin, end_of(i)};
+    std::string path = parts[i].path;
     std::size_t next = i + 1;
     // Only the text before the first heading can be blank; it takes in nothing.
     if (trim(text, range).empty()) {
@@ -491,15 +507,17 @@ std::vector<ChunkSpan> MarkdownChunker::chunk(const SourceFile& file) const {
       const ByteRange merged{range.begin, end_of(next)};
       if (size_of(merged) > limits_.max_chars) break;
       range = merged;
+      path = common_path(path, parts[next].path);  // a sibling's text is not the first section's
       ++next;
     }
     if (size_of(range) <= limits_.max_chars) {
-      out.push_back({trim(text, range), parts[i].path});
+      out.push_back({trim(text, range), path});
     } else {
-      for (const ByteRange piece : split_range(file, range, levels, limits_)) out.push_back({piece, parts[i].path});
+      for (const ByteRange piece : split_range(file, range, levels, limits_)) out.push_back({piece, path});
     }
     i = next;
   }
+  absorb_small_spans(file, out, min_chars_, limits_.max_chars, " > ");
   return out;
 }
 

@@ -12,9 +12,11 @@ class MarkdownChunker final : public Chunker {
  public:
   /// Options: max_chunk_size (code points, default 2000); overlap (code points, default 0, at
   /// most half of max_chunk_size), repeated between consecutive pieces of one section only;
-  /// min_chunk_size (code points, default 0): a section shorter than this takes in the
-  /// following sections of the same or a deeper level, while it stays shorter than this and the
-  /// result fits max_chunk_size, and keeps its own header path.
+  /// min_chunk_size (code points, default kDefaultMinChunkChars or max_chunk_size when smaller):
+  /// a section shorter than this takes in the following sections of the same or a deeper level,
+  /// while it stays shorter than this and the result fits max_chunk_size, named by the header
+  /// path all of them lie in; a piece still shorter is then merged with a neighbour
+  /// (absorb_small_spans).
   explicit MarkdownChunker(Options& options);
 
   /// Spans in file order; ChunkSpan::section is the header path "Title > Section > Subsection",

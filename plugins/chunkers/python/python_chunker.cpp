@@ -50,7 +50,7 @@ struct Definition {
 class FileChunker {
  public:
   FileChunker(const SourceFile& file, TSNode root, tree_sitter::ChunkSizes sizes)
-      : text_(file.text()), root_(root), chunks_(file, sizes, kBlanks) {
+      : text_(file.text()), root_(root), chunks_(file, sizes, kBlanks, ".") {
     chunks_.set_nested_starts(index_tree());
   }
 

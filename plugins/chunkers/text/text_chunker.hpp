@@ -9,12 +9,15 @@ namespace rag {
 
 class TextChunker final : public Chunker {
  public:
-  /// Options: max_chunk_size (code points, default 2000), overlap (code points, default 0).
+  /// Options: max_chunk_size (code points, default 2000), overlap (code points, default 0),
+  /// min_chunk_size (code points, default kDefaultMinChunkChars or max_chunk_size when smaller):
+  /// a piece shorter than this is merged with a neighbour (absorb_small_spans).
   explicit TextChunker(Options& options);
   std::vector<ChunkSpan> chunk(const SourceFile& file) const override;
 
  private:
   SplitLimits limits_;
+  std::size_t min_chars_ = 0;
 };
 
 }  // namespace rag

@@ -19,12 +19,23 @@ ChunkSizes ChunkSizes::read(Options& options) {
   ChunkSizes sizes;
   sizes.limits.max_chars = static_cast<std::size_t>(options.get_integer("max_chunk_size", 2000, 1, 1'000'000));
   sizes.min_chars = static_cast<std::size_t>(
-      options.get_integer("min_chunk_size", 0, 0, static_cast<long long>(sizes.limits.max_chars)));
+      options.get_integer("min_chunk_size", static_cast<long long>(std::min(kDefaultMinChunkChars, sizes.limits.max_chars)),
+                          0, static_cast<long long>(sizes.limits.max_chars)));
   return sizes;
 }
 
-FileChunks::FileChunks(const SourceFile& file, ChunkSizes sizes, std::string_view blanks)
-    : file_(file), text_(file.text()), sizes_(sizes), blanks_(blanks), lines_(line_starts(text_, {0, text_.size()})) {}
+FileChunks::FileChunks(const SourceFile& file, ChunkSizes sizes, std::string_view blanks, std::string_view separator)
+    : file_(file),
+      text_(file.text()),
+      sizes_(sizes),
+      blanks_(blanks),
+      separator_(separator),
+      lines_(line_starts(text_, {0, text_.size()})) {}
+
+std::vector<ChunkSpan> FileChunks::take() && {
+  absorb_small_spans(file_, out_, sizes_.min_chars, sizes_.limits.max_chars, separator_);
+  return std::move(out_);
+}
 
 bool FileChunks::starts_line(std::size_t pos) const {
   while (pos > 0 && blanks_.find(text_[pos - 1]) != std::string_view::npos) --pos;

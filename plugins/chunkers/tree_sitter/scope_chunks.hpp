@@ -17,9 +17,10 @@
 namespace rag::tree_sitter {
 
 /// A chunker's sizes, from its options: max_chunk_size (code points, default 2000) and
-/// min_chunk_size (code points, default 0, at most max_chunk_size): adjacent sibling pieces of
-/// one scope that are each shorter than this are merged into one chunk, named after the scope,
-/// while the merged span stays within max_chunk_size.
+/// min_chunk_size (code points, default kDefaultMinChunkChars, at most max_chunk_size): adjacent
+/// sibling pieces of one scope that are each shorter than this are merged into one chunk, named
+/// after the scope, while the merged span stays within max_chunk_size; a piece still shorter is
+/// then merged with a neighbour (absorb_small_spans).
 struct ChunkSizes {
   /// Reads both options; the chunker finishes `options` itself, once it has read its own.
   static ChunkSizes read(Options& options);
@@ -32,8 +33,9 @@ struct ChunkSizes {
 /// its text may be cut inside a run of items: at nested statements, then at lines.
 class FileChunks {
  public:
-  /// `blanks`: the characters that may indent a line in the file's language.
-  FileChunks(const SourceFile& file, ChunkSizes sizes, std::string_view blanks);
+  /// `blanks`: the characters that may indent a line in the file's language; `separator`: what
+  /// joins the levels of a qualified name ("." or "::").
+  FileChunks(const SourceFile& file, ChunkSizes sizes, std::string_view blanks, std::string_view separator);
 
   /// Only indentation (`blanks`) precedes `pos` on its line.
   bool starts_line(std::size_t pos) const;
@@ -46,8 +48,9 @@ class FileChunks {
   /// the cuts a run takes before its lines. Set before any scope adds a run.
   void set_nested_starts(std::vector<std::size_t> starts);
 
-  /// The chunks, once every scope is done.
-  std::vector<ChunkSpan> take() && { return std::move(out_); }
+  /// The chunks, once every scope is done, crumbs under min_chunk_size merged with a neighbour
+  /// (absorb_small_spans).
+  std::vector<ChunkSpan> take() &&;
 
  private:
   friend class ScopeChunks;  // adds the chunks, cutting runs where this class says
@@ -56,6 +59,7 @@ class FileChunks {
   std::string_view text_;
   ChunkSizes sizes_;
   std::string_view blanks_;
+  std::string_view separator_;
   std::vector<std::size_t> lines_;          // where each line starts, sorted
   std::vector<std::size_t> nested_starts_;  // sorted, without repeats
   std::vector<ChunkSpan> out_;

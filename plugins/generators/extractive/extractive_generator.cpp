@@ -4,20 +4,24 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 
+#include "rag/language.hpp"
+#include "rag/question_words.hpp"
 #include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
 
 namespace rag {
 namespace {
 
-constexpr const char* kNoAnswer = "The retrieved sources do not answer this question.";
 // A source's rank counts, but a good sentence of the third source beats a poor one of the first.
 constexpr double kRankDecay = 0.3;
 // Further units must score at least this share of the best one.
 constexpr double kFollowShare = 0.5;
 // Units that follow one ending in ':' ("Run the server:"), added with it.
 constexpr std::size_t kMaxFollowUnits = 4;
+// Code up to this many code points reads inline, in backticks, after some prose.
+constexpr std::size_t kMaxInlineCode = 100;
 
 std::string_view trim(std::string_view s) {
   const auto begin = s.find_first_not_of(" \t\r\f\v");
@@ -203,14 +207,15 @@ class UnitWriter {
 
 // Markdown, and any other text: its rules (fences, headings, lists, tables) cost plain text
 // nothing, and Markdown files chunked as plain text keep their code whole.
-void split_markdown(std::string_view text, UnitWriter& w) {
-  std::string_view fence;  // the open fence's marker, empty outside code
+void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
+  std::string_view fence = starts_in_code ? "```" : "";  // the open fence's marker, empty outside code
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
     if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") {
       w.flush();
       if (fence.empty()) fence = t.substr(0, 3);
-      else if (t.substr(0, 3) == fence) fence = {};
+      else if (t.substr(0, 3) == fence || starts_in_code) fence = {};
+      starts_in_code = false;  // a passage that starts in code closes it with whatever fence comes
       continue;
     }
     if (!fence.empty()) {
@@ -269,28 +274,6 @@ void split_python(std::string_view text, UnitWriter& w) {
   w.flush();
 }
 
-// The words of a question as the analyzer delimits them (word bytes, with '.' and '-' between
-// word bytes), so that each identifier is analysed on its own.
-std::vector<std::string_view> question_words(std::string_view text) {
-  const auto is_word_byte = [&](std::size_t i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    return std::isalnum(c) != 0 || c == '_' || c >= 0x80;
-  };
-  std::vector<std::string_view> words;
-  for (std::size_t i = 0; i < text.size();) {
-    if (!is_word_byte(i)) {
-      ++i;
-      continue;
-    }
-    const std::size_t begin = i;
-    while (i < text.size() &&
-           (is_word_byte(i) || ((text[i] == '.' || text[i] == '-') && i + 1 < text.size() && is_word_byte(i + 1))))
-      ++i;
-    words.push_back(text.substr(begin, i - begin));
-  }
-  return words;
-}
-
 // `text` cut to about `max_chars`: whole lines for code (at least one), words and an ellipsis
 // for prose.
 std::string shorten(const std::string& text, std::size_t max_chars, bool code) {
@@ -339,7 +322,7 @@ std::vector<ExtractiveGenerator::Unit> ExtractiveGenerator::split_units(const Ev
   std::vector<Unit> units;
   UnitWriter writer(units, evidence_index, evidence.kind != "python");
   if (evidence.kind == "python") split_python(evidence.text, writer);
-  else split_markdown(evidence.text, writer);
+  else split_markdown(evidence.text, writer, evidence.starts_in_code);
   return units;
 }
 
@@ -356,68 +339,177 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
   return answer;
 }
 
+ExtractiveGenerator::QuestionKind ExtractiveGenerator::kind_of(std::string_view query) {
+  std::string q(query);
+  for (char& c : q)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const auto starts = [&](std::string_view prefix) { return q.rfind(prefix, 0) == 0; };
+  const auto has_word = [&](std::string_view word) {
+    for (std::size_t at = q.find(word); at != std::string::npos; at = q.find(word, at + 1)) {
+      const bool before = at == 0 || std::isalnum(static_cast<unsigned char>(q[at - 1])) == 0;
+      const bool after = at + word.size() >= q.size() || std::isalnum(static_cast<unsigned char>(q[at + word.size()])) == 0;
+      if (before && after) return true;
+    }
+    return false;
+  };
+  if (has_word("default") || has_word("defaults")) return QuestionKind::default_value;
+  // Where code lives; "where can I find information about ..." asks for a pointer, like any question.
+  if ((starts("where") && (has_word("implemented") || has_word("defined") || has_word("located") ||
+                           has_word("declared") || has_word("implementation") || has_word("definition"))) ||
+      has_word("which file") || has_word("which module"))
+    return QuestionKind::where;
+  if (starts("why")) return QuestionKind::why;
+  if (starts("how")) return QuestionKind::how_to;
+  for (const std::string_view word : {"options", "flags", "parameters", "arguments", "settings", "values", "methods",
+                                      "backends", "models", "formats", "types", "modes", "kinds", "ways"})
+    if ((starts("which") || starts("what")) && has_word(word)) return QuestionKind::options;
+  // "What is X?" with a short X, or "what does X mean": a definition. A longer "what is the N of
+  // ..." asks for a fact, not a definition.
+  if (starts("what") && (has_word("mean") || has_word("do") || has_word("does") || has_word("control") ||
+                         has_word("controls")) && q.size() < 60)
+    return QuestionKind::what_is;
+  for (const std::string_view opening : {"what is ", "what are ", "what's ", "what "}) {
+    if (!starts(opening)) continue;
+    std::size_t words = 0;
+    for (std::size_t i = opening.size(); i < q.size(); ++i)
+      words += q[i] != ' ' && (i == opening.size() || q[i - 1] == ' ');
+    return words <= 4 ? QuestionKind::what_is : QuestionKind::other;
+  }
+  return QuestionKind::other;
+}
+
+namespace {
+
+std::string lowered(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+bool contains_any(std::string_view text, std::initializer_list<std::string_view> words) {
+  const std::string t = lowered(text);
+  return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return t.find(w) != std::string::npos; });
+}
+
+// A field or assignment that gives a value: "gpu_memory_utilization: float = 0.9", "port = 8000".
+bool gives_value(std::string_view code) {
+  const std::size_t eq = code.find('=');
+  return eq != std::string_view::npos && eq > 0 && eq + 1 < code.size() && code[eq + 1] != '=' && code[eq - 1] != '=' &&
+         code[eq - 1] != '!' && code[eq - 1] != '<' && code[eq - 1] != '>';
+}
+
+// Words of a question that say what kind of answer it wants rather than what it is about.
+bool is_marker(ExtractiveGenerator::QuestionKind kind, const std::string& word) {
+  using Kind = ExtractiveGenerator::QuestionKind;
+  static const std::set<std::string> defaults = {"default", "defaults", "value", "values"};
+  static const std::set<std::string> places = {"implemented", "defined", "located", "declared", "implementation",
+                                               "definition", "file", "module", "class", "function"};
+  if (kind == Kind::default_value) return defaults.count(word) > 0;
+  if (kind == Kind::where) return places.count(word) > 0;
+  if (kind == Kind::what_is) return word == "mean" || word == "means";
+  return false;
+}
+
+// How an answer names a source in a line of its own: the last level of its section ("LLM.generate"
+// gives "generate"), or its file's name.
+std::string short_name(const Evidence& e) {
+  if (e.section.empty()) return e.file_path.substr(e.file_path.rfind('/') + 1);
+  std::string_view name = e.section;
+  for (const std::string_view separator : {" > ", "::", "."}) {
+    const std::size_t cut = name.rfind(separator);
+    if (cut != std::string_view::npos && cut + separator.size() < name.size()) {
+      name.remove_prefix(cut + separator.size());
+      break;
+    }
+  }
+  return std::string(name);
+}
+
+// A unit's weight for the kind of question asked: the shape of evidence that answers it.
+double shape_weight(ExtractiveGenerator::QuestionKind kind, const ExtractiveGenerator::Unit& u,
+                    const std::vector<std::string>& defined) {
+  using Kind = ExtractiveGenerator::QuestionKind;
+  switch (kind) {
+    case Kind::what_is: {
+      if (u.code) return gives_value(u.text) ? 1.0 : 0.5;  // a field brings its docstring
+      // A defining sentence names the subject early, then says what it is.
+      const std::string t = lowered(u.text.substr(0, std::min<std::size_t>(u.text.size(), 120)));
+      const bool names = std::any_of(defined.begin(), defined.end(), [&](const std::string& w) {
+        const std::size_t at = t.find(w);
+        return at != std::string::npos && at < 60;
+      });
+      const bool says =
+          contains_any(t, {" is a", " is an", " is the", " are ", " refers to", " means", " stands for", " allows",
+                           " lets ", " provides", " enables", " is used", " is designed"});
+      return names && says ? 1.6 : says ? 1.15 : 1.0;
+    }
+    case Kind::how_to:
+      if (u.code) return 1.15;
+      return u.ends_with_colon ? 1.2 : contains_any(u.text, {"you can", "use ", "run ", "set ", "pass ", "add "}) ? 1.15 : 1.0;
+    case Kind::default_value:
+      if (u.code) return gives_value(u.text) ? 1.6 : 0.8;
+      return contains_any(u.text, {"default"}) ? 1.5 : 1.0;
+    case Kind::options:
+      return u.item ? 1.3 : u.code ? 1.1 : 1.0;
+    case Kind::why:
+      if (u.code) return 0.5;
+      return contains_any(u.text, {"because", "so that", "in order to", "to avoid", "since ", "to reduce", "reduces",
+                                   "improves", "to improve", "allows", "which means", "otherwise", "due to"})
+                 ? 1.5
+                 : 1.0;
+    case Kind::where:
+    case Kind::other:
+      break;
+  }
+  return 1.0;
+}
+
+}  // namespace
+
 std::string ExtractiveGenerator::compose(const GenerationRequest& request) const {
+  const std::string& query = request.query.empty() ? request.question : request.query;
+  const QuestionKind kind = kind_of(query);
+  // The sources' units, then those of the sections and definitions around the best sources (the
+  // parents), counted as their source's: a definition's docstring or a section's first sentence
+  // may lie outside the chunk that matched.
   std::vector<Unit> units;
-  for (std::size_t i = 0; i < request.evidence.size(); ++i) {
-    std::vector<Unit> more = split_units(request.evidence[i], i);
-    units.insert(units.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-  }
+  std::set<std::string> seen;
+  const auto add_units = [&](const Evidence& e, std::size_t index) {
+    for (Unit& u : split_units(e, index))
+      if (seen.insert(u.text).second) units.push_back(std::move(u));
+  };
+  for (std::size_t i = 0; i < request.evidence.size(); ++i) add_units(request.evidence[i], i);
+  for (const Evidence& parent : request.parents)
+    for (std::size_t i = 0; i < request.evidence.size(); ++i)
+      if (request.evidence[i].number == parent.number) add_units(parent, i);
+
   std::vector<std::vector<std::string>> terms(units.size());
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    terms[u] = analyzer_.analyze(units[u].text);
-    std::sort(terms[u].begin(), terms[u].end());
-    terms[u].erase(std::unique(terms[u].begin(), terms[u].end()), terms[u].end());
-  }
+  for (std::size_t u = 0; u < units.size(); ++u) terms[u] = sorted_terms(units[u].text, analyzer_);
   const auto has = [&](std::size_t u, const std::string& term) {
     return std::binary_search(terms[u].begin(), terms[u].end(), term);
   };
 
-  // The question's words, each with the terms it analyses to: an identifier gives its parts and
-  // then itself whole. A word weighs by its rarest term among the units, so that a word every
-  // source shares ("vllm") counts less than one that singles out the answer; a unit covers a
-  // word fully with the whole identifier, or by the share of its parts it contains.
-  struct QueryWord {
-    std::vector<std::string> parts;
-    std::string whole;
-    double weight = 0;
-  };
-  const auto document_frequency = [&](const std::string& term) {
-    std::size_t df = 0;
-    for (std::size_t u = 0; u < units.size(); ++u) df += has(u, term);
-    return df;
-  };
-  std::vector<QueryWord> words;
+  // The question's words, each weighted by its rarest term among the units, so that a word every
+  // source shares ("vllm") counts less than one that singles out the answer.
+  // The words that say what is asked ("default", "implemented") are not what is asked about.
+  std::vector<QuestionWord> words = question_words(query, analyzer_);
+  std::erase_if(words, [&](const QuestionWord& w) { return is_marker(kind, lowered(w.text)); });
+  std::vector<double> weight(words.size(), 0.0);
   double total = 0;
-  for (const std::string_view text : question_words(request.question)) {
-    QueryWord word;
-    word.parts = analyzer_.analyze(text);
-    if (word.parts.size() > 1) {  // the analyzer gives an identifier's parts, then the whole
-      word.whole = std::move(word.parts.back());
-      word.parts.pop_back();
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    for (const auto& term : words[w].parts) {
+      std::size_t df = 0;
+      for (std::size_t u = 0; u < units.size(); ++u) df += has(u, term);
+      if (df > 0) weight[w] = std::max(weight[w], std::log(1.0 + static_cast<double>(units.size()) / static_cast<double>(df)));
     }
-    for (const auto& term : word.parts)
-      if (const std::size_t df = document_frequency(term))
-        word.weight = std::max(word.weight, std::log(1.0 + static_cast<double>(units.size()) / static_cast<double>(df)));
-    const bool known = std::any_of(words.begin(), words.end(),
-                                   [&](const QueryWord& w) { return w.parts == word.parts && w.whole == word.whole; });
-    if (word.weight == 0 || known) continue;
-    total += word.weight;
-    words.push_back(std::move(word));
+    total += weight[w];
   }
-  if (total == 0) return kNoAnswer;
-  const auto coverage = [&](std::size_t u) {
-    double covered = 0;
-    for (const auto& word : words) {
-      if (!word.whole.empty() && has(u, word.whole)) {
-        covered += word.weight;
-        continue;
-      }
-      std::size_t found = 0;
-      for (const auto& part : word.parts) found += has(u, part);
-      covered += word.weight * static_cast<double>(found) / static_cast<double>(word.parts.size());
-    }
-    return covered / total;
-  };
+  if (total == 0) return {};
+  // The words a defining sentence starts with: the question's rarest.
+  std::vector<std::string> defined;
+  for (std::size_t w = 0; w < words.size(); ++w)
+    if (weight[w] > 0) defined.push_back(lowered(words[w].text));
 
   const auto rank_factor = [&](const Unit& u) {
     const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
@@ -425,9 +517,10 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   };
   std::vector<double> score(units.size(), 0.0);
   for (std::size_t u = 0; u < units.size(); ++u) {
-    const double covered = coverage(u);
+    double covered = 0;
+    for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
     if (covered == 0) continue;
-    score[u] = covered * rank_factor(units[u]);
+    score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], defined);
   }
 
   // Greedy choice: the best unit, then others that score well and do not repeat it.
@@ -451,22 +544,23 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     chosen.push_back(best);
     used += units[best].chars;
     // A unit that announces what follows ("Start the server with:", "Key capabilities:") brings
-    // the following code or list items with it.
-    if (units[best].ends_with_colon)
+    // the following code or list items with it; a field that gives a value, the docstring after it.
+    const bool announces = units[best].ends_with_colon || (units[best].code && gives_value(units[best].text));
+    if (announces)
       for (std::size_t next = best + 1; next < units.size() && next <= best + kMaxFollowUnits; ++next) {
-        if (units[next].evidence != units[best].evidence || !(units[next].code || units[next].item) ||
-            used + units[next].chars > max_chars_)
-          break;
+        const bool follows = units[best].code ? !units[next].code : (units[next].code || units[next].item);
+        if (units[next].evidence != units[best].evidence || !follows || used + units[next].chars > max_chars_) break;
         if (std::find(chosen.begin(), chosen.end(), next) == chosen.end()) {
           chosen.push_back(next);
           used += units[next].chars;
         }
+        if (units[best].code) break;  // one docstring sentence is enough
       }
   }
   if (chosen.empty()) {
     // Every unit that covers the question is longer than max_chars: quote the best one, cut.
     const auto best = std::max_element(score.begin(), score.end()) - score.begin();
-    if (score[static_cast<std::size_t>(best)] == 0) return kNoAnswer;
+    if (score[static_cast<std::size_t>(best)] == 0) return {};
     chosen.push_back(static_cast<std::size_t>(best));
     Unit& u = units[chosen.back()];
     u.text = shorten(u.text, max_chars_, u.code);
@@ -484,13 +578,34 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   std::stable_sort(sources.begin(), sources.end(),
                    [&](std::size_t a, std::size_t b) { return source_best[a] > source_best[b]; });
 
-  std::string answer;
+  std::string answer(english_sources_note(request.language));
+  if (kind == QuestionKind::where) {
+    // Where something is: the place first, from the source whose name and path match the
+    // question best, code before prose (a page that mentions a class is not where it is).
+    std::size_t place = sources.front();
+    double place_value = 0;
+    for (std::size_t i = 0; i < request.evidence.size(); ++i) {
+      const Evidence& e = request.evidence[i];
+      const std::vector<std::string> named = sorted_terms(e.section + " " + e.file_path, analyzer_);
+      double covered = 0;
+      for (std::size_t w = 0; w < words.size(); ++w) covered += (weight[w] > 0 ? weight[w] : 1.0) * words[w].coverage(named);
+      const bool code = e.kind != "markdown" && e.kind != "text";
+      const double value = covered * (code ? 1.5 : 1.0) / (1.0 + kRankDecay * static_cast<double>(i));
+      if (value > place_value) place = i, place_value = value;
+    }
+    const Evidence& e = request.evidence[place];
+    if (!answer.empty()) answer += "\n\n";
+    answer += (e.section.empty() ? "In `" : "`" + e.section + "` is in `") + e.file_path + "`, lines " +
+              std::to_string(e.first_line) + "-" + std::to_string(e.last_line) + ".";
+    if (citations_) answer.append(" [").append(std::to_string(e.number)).append("]");
+  }
   for (const std::size_t s : sources) {
     std::vector<std::size_t>& list = by_source[s];
     std::sort(list.begin(), list.end());
+    const Evidence& source = request.evidence[s];
     std::string citation;
-    if (citations_) citation.append("[").append(std::to_string(request.evidence[s].number)).append("]");
-    std::string paragraph;  // the sentences and one-line code of the current block
+    if (citations_) citation.append("[").append(std::to_string(source.number)).append("]");
+    std::string paragraph;  // the sentences and short code of the current block
     auto end_text = [&] {
       if (paragraph.empty()) return;
       if (!answer.empty()) answer += "\n\n";
@@ -502,7 +617,11 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       const Unit& u = units[list[i]];
       std::size_t run = i + 1;  // code statements that follow each other in the source
       while (u.code && run < list.size() && units[list[run]].code && list[run] == list[run - 1] + 1) ++run;
-      if (!u.code || (run == i + 1 && u.text.find('\n') == std::string::npos)) {
+      // Short code reads inline after some prose; longer code, or code with nothing before it, as a block.
+      const bool inline_code = u.code && run == i + 1 && u.text.find('\n') == std::string::npos &&
+                               utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
+                               (!paragraph.empty() || !answer.empty());
+      if (!u.code || inline_code) {
         if (!paragraph.empty()) paragraph += ' ';
         if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
         else paragraph += u.text;
@@ -517,7 +636,12 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       std::size_t indent = std::string::npos;
       for (const std::string_view line : code) indent = std::min(indent, indentation(line));
       if (!answer.empty()) answer += "\n\n";
-      if (!cited_before && !citation.empty()) answer.append(citation).append(":\n");
+      // Code never opens an answer, or a source's part, bare: a line names where it comes from.
+      if (!cited_before) {
+        answer.append("In `").append(short_name(source)).append("`");
+        if (!citation.empty()) answer.append(" ").append(citation);
+        answer.append(":\n");
+      }
       answer += "```\n";
       for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
       answer += "```";

@@ -1,11 +1,18 @@
 #pragma once
 // The `extractive` generator: answers offline, with no model, by quoting the evidence. It cuts
-// each source into units: sentences (prose, docstrings, comments) and code statements (whole
-// logical lines, never cut). It scores them by how much of the question they cover (question
-// words weighted by how rare they are among the units) and by the rank of their source, picks the
-// best few without repeating itself, and writes them one paragraph per source, best source first,
-// in text order, each cited with its source number. Deterministic: the same request always gives
-// the same answer.
+// each source, and the section or definition around the best sources (the request's parents),
+// into units: sentences (prose, docstrings, comments) and code statements (whole logical lines,
+// never cut). It tells what is asked (what is X, how do I, which options, the default of X, where
+// is X, why) and scores the units by how much of the question they cover (question words weighted
+// by how rare they are among the units), by the rank of their source, and by how well their shape
+// fits what is asked (a defining sentence, a command, a field with its docstring, a reason). It
+// picks the best few without repeating itself and writes them one paragraph per source, best
+// source first, each cited with its source number; code never opens the answer or a source's part
+// bare, and every code block is closed. It matches the question as retrieval read it
+// (request.query: English for a translated question) and, for a question in another language,
+// says first in that language that the quotes are English. When nothing covers the question it
+// returns an empty answer: the host declines. Deterministic: the same request always gives the
+// same answer.
 #include <string>
 #include <vector>
 
@@ -37,6 +44,19 @@ class ExtractiveGenerator final : public Generator {
     bool item = false;             ///< a list item, a table row or a comment line
     bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
   };
+  /// What a question asks, which decides the shape of evidence that answers it best.
+  enum class QuestionKind {
+    what_is,        ///< "What is X?": a sentence that defines X
+    how_to,         ///< "How do I ...?": the command or code, and the sentence that announces it
+    options,        ///< "Which options ...?": list items and table rows
+    default_value,  ///< "What is the default of X?": the field or assignment giving X a value, and its docstring
+    where,          ///< "Where is X implemented?": the qualified name and the file
+    why,            ///< "Why ...?": a sentence that gives a reason
+    other
+  };
+  /// The kind of `query`, an English question (a translated one starts with its question word).
+  static QuestionKind kind_of(std::string_view query);
+
   /// The units of one source, in text order, by its kind: Python is code statements plus
   /// docstring and comment sentences; anything else is read as Markdown: sentences, list items
   /// and table rows (links reduced to their words), with fenced code as statements. Headings,

@@ -1,0 +1,31 @@
+#pragma once
+// The words of a question as answering weighs them: each word with the terms the analyzer makes
+// of it, so that an identifier ("gpu_memory_utilization") counts once, fully when a text holds it
+// whole and in part when the text holds some of its parts.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rag/analyzer.hpp"
+
+namespace rag {
+
+struct QuestionWord {
+  std::string text;                ///< as the question writes it
+  std::vector<std::string> parts;  ///< its terms; an identifier's parts
+  std::string whole;               ///< an identifier's whole term (keep_compound), else empty
+
+  /// How much of the word `terms` (sorted, without repeats) hold: 1 with the whole identifier or
+  /// every part, else the share of its parts.
+  double coverage(const std::vector<std::string>& terms) const;
+};
+
+/// The words of `text` that carry meaning (runs of letters, digits and '_', joined by '.' or '-'
+/// between them, as the analyzer reads identifiers), analysed with `analyzer`; stopwords, and
+/// words already seen, left out.
+std::vector<QuestionWord> question_words(std::string_view text, const Analyzer& analyzer);
+
+/// The distinct terms of `text`, sorted.
+std::vector<std::string> sorted_terms(std::string_view text, const Analyzer& analyzer);
+
+}  // namespace rag

@@ -1,0 +1,53 @@
+#pragma once
+// How well the retrieved sources support an answer to a question, so that an answer can decline
+// when they do not: a question about something the corpus never discusses still retrieves its
+// best-matching chunks, and quoting them would cite text that answers nothing.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rag/analyzer.hpp"
+#include "rag/generator.hpp"
+#include "rag/index.hpp"
+
+namespace rag {
+
+struct Support {
+  /// The share of the question's words, each weighted by its rarity in the corpus, that the best
+  /// single source states (string literals of code and examples are data, not statements).
+  double coverage = 0;
+  /// The best retrieval score over what the question's words could score at most, capped at 1
+  /// (0 when the sources carry no scores, as a results file may not: coverage alone counts).
+  double score = 0;
+  /// The calibrated support in [0, 1]: the evidence supports an answer at or above the pipeline's
+  /// context.min_support.
+  double value = 0;
+};
+
+/// Measures support against the corpus of `index` (which gives the words' rarity: how many of
+/// its chunks hold them) and must outlive the meter.
+class SupportMeter {
+ public:
+  explicit SupportMeter(const Index& index);
+
+  /// The support the evidence of `request` gives its query (request.query, the question as
+  /// retrieval read it): the coverage, scaled down by score / `score_knee` when the score is
+  /// under the knee (0: the score is not read).
+  Support measure(const GenerationRequest& request, double score_knee) const;
+
+ private:
+  const Index& index_;
+  Analyzer analyzer_;
+};
+
+/// How many chunks of `index` hold `word` (any word of a phrase), as its retriever finds them,
+/// up to 200: more is common, and counting further would cost a search through all of them.
+std::size_t chunks_holding(const Index& index, std::string_view word);
+
+/// The text of `evidence` with the string literals of its code left out: Markdown and plain text
+/// keep their prose and lose the quoted strings of fenced code; Python keeps docstrings and
+/// comments; other code keeps its comments. What the source states, rather than data it carries
+/// (prompts, JSON payloads, test inputs).
+std::string stated_text(const Evidence& evidence);
+
+}  // namespace rag

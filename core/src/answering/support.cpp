@@ -1,0 +1,128 @@
+#include "rag/support.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rag/question_words.hpp"
+
+namespace rag {
+namespace {
+
+// A word in more chunks than this counts as common: the rarity of commoner words is not told
+// apart (counting their chunks would cost a search through all of them).
+constexpr std::size_t kCommonChunks = 200;
+// Sources whose coverage counts: the best single one of these answers or none does.
+constexpr std::size_t kBestSources = 3;
+// BM25 gives a matching word at most (k1 + 1) times its idf; scores are read against that.
+constexpr double kMaxTermScore = 2.2;
+
+// `code` without the contents of its string literals ('...', "...", and Python's triple-quoted
+// ones, escapes skipped); comments after `comment` ("#", "//") and /* */ are kept, and so are
+// strings that start a statement when `docstrings` (Python's docstrings). Quotes span lines only
+// when `multiline` (shell) or tripled.
+std::string without_literals(std::string_view code, bool docstrings, std::string_view comment, bool multiline) {
+  std::string out;
+  const auto copy_until = [&](std::size_t& i, std::string_view end) {
+    const std::size_t stop = std::min(code.find(end, i), code.size());
+    out.append(code.substr(i, stop - i));
+    i = stop;
+  };
+  for (std::size_t i = 0; i < code.size();) {
+    const char c = code[i];
+    if (code.compare(i, comment.size(), comment) == 0) {
+      copy_until(i, "\n");
+    } else if (comment == "//" && code.compare(i, 2, "/*") == 0) {
+      copy_until(i, "*/");
+    } else if (c == '"' || c == '\'') {
+      const std::string delimiter(code.compare(i, 3, std::string(3, c)) == 0 ? 3 : 1, c);
+      std::size_t end = i + delimiter.size();
+      while (end < code.size() && code.compare(end, delimiter.size(), delimiter) != 0 &&
+             (delimiter.size() == 3 || multiline || code[end] != '\n'))
+        end += code[end] == '\\' ? 2 : 1;
+      end = std::min(end + (end < code.size() && code[end] != '\n' ? delimiter.size() : 0), code.size());
+      // A statement's first string (after at most a prefix such as r or b) is a docstring.
+      const std::size_t line = code.rfind('\n', i == 0 ? 0 : i - 1);
+      const std::string_view before = code.substr(line == std::string_view::npos || i == 0 ? 0 : line + 1,
+                                                  i - (line == std::string_view::npos || i == 0 ? 0 : line + 1));
+      const std::string_view lead = before.substr(std::min(before.find_first_not_of(" \t"), before.size()));
+      const bool docstring = docstrings && lead.size() <= 2 &&
+                             lead.find_first_not_of("rRbBuUfF") == std::string_view::npos;
+      out.append(docstring ? code.substr(i, end - i) : std::string_view(delimiter + delimiter));
+      i = end;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+bool is_fence(std::string_view line) {
+  const std::size_t first = line.find_first_not_of(" \t");
+  return first != std::string_view::npos && (line.compare(first, 3, "```") == 0 || line.compare(first, 3, "~~~") == 0);
+}
+
+}  // namespace
+
+std::string stated_text(const Evidence& evidence) {
+  if (evidence.kind == "python") return without_literals(evidence.text, true, "#", false);
+  if (evidence.kind != "markdown" && evidence.kind != "text") return without_literals(evidence.text, false, "//", false);
+  // Prose as it is; fenced code (shell, JSON, Python examples) without its literals.
+  std::string out;
+  std::string block;
+  bool code = evidence.starts_in_code;
+  const std::string_view text = evidence.text;
+  for (std::size_t begin = 0; begin <= text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(begin, end - begin);
+    begin = end + 1;
+    if (is_fence(line)) {
+      if (code) out += without_literals(block, false, "#", true);
+      block.clear();
+      code = !code;
+    } else {
+      (code ? block : out).append(line).append("\n");
+    }
+  }
+  if (code) out += without_literals(block, false, "#", true);
+  return out;
+}
+
+std::size_t chunks_holding(const Index& index, std::string_view word) {
+  if (word.find_first_not_of(" \t\r\n") == std::string_view::npos) return 0;
+  return index.search(word, kCommonChunks).size();
+}
+
+SupportMeter::SupportMeter(const Index& index) : index_(index), analyzer_(AnalyzerConfig{}) {}
+
+Support SupportMeter::measure(const GenerationRequest& request, double score_knee) const {
+  Support support;
+  const std::vector<QuestionWord> words = question_words(request.query.empty() ? request.question : request.query, analyzer_);
+  if (words.empty() || request.evidence.empty()) return support;
+  const double chunks = static_cast<double>(std::max<std::size_t>(index_.chunk_count(), 1));
+  std::vector<double> rarity;
+  double total = 0;
+  for (const QuestionWord& w : words) {
+    const std::size_t holding = chunks_holding(index_, w.text);
+    rarity.push_back(std::log((chunks + 1) / (static_cast<double>(holding) + 0.5)));
+    total += rarity.back();
+  }
+  for (std::size_t e = 0; e < request.evidence.size() && e < kBestSources; ++e) {
+    const std::vector<std::string> terms = sorted_terms(stated_text(request.evidence[e]), analyzer_);
+    double covered = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) covered += rarity[i] * words[i].coverage(terms);
+    support.coverage = std::max(support.coverage, covered / total);
+  }
+  double best_score = 0;
+  for (const Evidence& e : request.evidence) best_score = std::max(best_score, e.score);
+  if (best_score == 0 || score_knee == 0) {  // no scores to read, or none to trust: coverage alone
+    support.value = support.coverage;
+    return support;
+  }
+  support.score = std::min(1.0, best_score / (kMaxTermScore * total));
+  support.value = support.coverage * std::min(1.0, support.score / score_knee);
+  return support;
+}
+
+}  // namespace rag

@@ -1,0 +1,115 @@
+// Questions in other languages read in English: dictd dictionaries (the fixtures in
+// tests/fixtures/dictd: a French-English one compressed with dictzip in 64-byte chunks, so that
+// entries straddle chunks, and a plain English-Russian one read in reverse), the pipeline's
+// `translation:` section and its errors; and, with the dictionaries Debian installs, real
+// questions.
+#include "rag/translation.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "test_support.hpp"
+
+namespace rag {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::filesystem::path kFixtures = std::filesystem::path(RAG_TEST_FIXTURES) / "dictd";
+
+TranslationConfig config_of(const std::string& yaml, const std::filesystem::path& base = kFixtures) {
+  Options options(YAML::Load(yaml), "p.yaml: translation");
+  return TranslationConfig::from_options(options, base);
+}
+
+QueryTranslator fixture_translator() {
+  return QueryTranslator(config_of("{dictionaries: ., languages: {fr: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}"));
+}
+
+TEST(Translation, EnglishAndUntranslatedLanguagesPassAsTheyAre) {
+  const QueryTranslator translator = fixture_translator();
+  EXPECT_EQ(translator.translate("How do I start the server?"), "How do I start the server?");
+  EXPECT_EQ(translator.translate("Wie starte ich den Server?"), "Wie starte ich den Server?");  // no German dictionary
+  EXPECT_EQ(QueryTranslator().translate("Comment démarrer le serveur ?"), "Comment démarrer le serveur ?");
+}
+
+TEST(Translation, FrenchWordsTranslatedIdentifiersKeptFunctionWordsDropped) {
+  const QueryTranslator translator = fixture_translator();
+  const std::string query = translator.translate("Comment installer le modèle avec `vllm serve` et tensor_parallel_size ?");
+  EXPECT_THAT(query, AllOf(HasSubstr("how"), HasSubstr("install"), HasSubstr("model"), HasSubstr("vllm serve"),
+                           HasSubstr("tensor_parallel_size")));
+  EXPECT_THAT(query, AllOf(Not(HasSubstr(" le ")), Not(HasSubstr("avec"))));
+  // Another form of a headword is found by its stem: "mémoires" is "mémoire".
+  EXPECT_THAT(translator.translate("Quelle mémoire utiliser ?"), AllOf(HasSubstr("which"), HasSubstr("memory"), HasSubstr("use")));
+}
+
+TEST(Translation, TheCorpusChoosesAmongTranslations) {
+  const QueryTranslator translator = fixture_translator();
+  // Without counts, a word's first two translations; with them, the ones the corpus uses.
+  EXPECT_THAT(translator.translate("Installer le serveur"),
+              AllOf(HasSubstr("install"), HasSubstr("set up"), HasSubstr("waiter"), HasSubstr("server")));
+  const std::map<std::string, std::size_t> corpus = {{"server", 40}, {"set up", 3}, {"install", 0}, {"waiter", 0}};
+  const auto count = [&](std::string_view w) {
+    const auto it = corpus.find(std::string(w));
+    return it == corpus.end() ? std::size_t{0} : it->second;
+  };
+  const std::string query = translator.translate("Installer le serveur", count);
+  EXPECT_THAT(query, AllOf(HasSubstr("set up"), HasSubstr("server"), Not(HasSubstr("waiter")), Not(HasSubstr("install"))));
+}
+
+TEST(Translation, RussianReadsAnEnglishDictionaryBackwards) {
+  const QueryTranslator translator = fixture_translator();
+  // "запускать" is given first for "start" (and later for "launch"); "модели" is a form of "модель".
+  const std::string query = translator.translate("Как запускать модели на GPU?");
+  EXPECT_THAT(query, AllOf(HasSubstr("how"), HasSubstr("start"), HasSubstr("model"), HasSubstr("GPU")));
+  // A word no dictionary has is kept, and in Latin letters when the corpus uses that.
+  const auto count = [](std::string_view w) { return w == "server" ? std::size_t{7} : std::size_t{0}; };
+  EXPECT_THAT(translator.translate("Где сервер?", count), AllOf(HasSubstr("where"), HasSubstr("server")));
+}
+
+TEST(Translation, ConfigurationErrorsNameTheKey) {
+  testing::TempDir dir;
+  const auto fails = [&](const std::string& yaml, const std::string& message) {
+    try {
+      config_of(yaml, dir.path());
+      ADD_FAILURE() << yaml << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(message)) << yaml;
+    }
+  };
+  fails("{dictionaries: nowhere}", "translation.dictionaries: " + (dir.path() / "nowhere").string() + " is not a folder");
+  fails("{dictionaries: " + kFixtures.string() + ", languages: {fr: [freedict-fra-eng]}}",
+        "translation.languages.fr: dictionary 'freedict-fra-eng' is not in " + kFixtures.string() +
+            " (install the Debian package dict-freedict-fra-eng");
+  fails("{dictionaries: " + kFixtures.string() + ", languages: {it: [tiny-fra-eng]}}", "translation.languages.it: is not a language");
+  fails("{dictionaries: " + kFixtures.string() + ", languages: {fr: [{backwards: tiny-fra-eng}]}}",
+        "neither a name nor {reverse: name}");
+  fails("{dictionaries: " + kFixtures.string() + ", bogus: 1}", "unknown");
+}
+
+TEST(Translation, DamagedDictionariesAreErrorsNotCrashes) {
+  testing::TempDir dir;
+  std::filesystem::copy_file(kFixtures / "tiny-fra-eng.index", dir.path() / "bad.index");
+  dir.write("bad.dict.dz", "not gzip at all");
+  const QueryTranslator translator(config_of("{dictionaries: " + dir.path().string() + ", languages: {fr: [bad]}}"));
+  EXPECT_THROW(translator.translate("Comment démarrer le serveur ?"), Error);
+}
+
+// With the dictionaries scripts/setup.sh installs (skipped where they are not).
+TEST(Translation, RealDictionariesReadEverydayQuestions) {
+  if (!std::filesystem::exists("/usr/share/dictd/mueller7.index")) GTEST_SKIP() << "no dictionaries in /usr/share/dictd";
+  const QueryTranslator translator(config_of("{dictionaries: /usr/share/dictd}"));
+  EXPECT_THAT(translator.translate("Comment installer vLLM ?"), AllOf(HasSubstr("how"), HasSubstr("install"), HasSubstr("vLLM")));
+  EXPECT_THAT(translator.translate("Wo ist der Scheduler implementiert?"), AllOf(HasSubstr("where"), HasSubstr("implemented")));
+  EXPECT_THAT(translator.translate("¿Cuál es el valor predeterminado de gpu_memory_utilization?"),
+              AllOf(HasSubstr("default"), HasSubstr("value"), HasSubstr("gpu_memory_utilization")));
+  EXPECT_THAT(translator.translate("Как запустить OpenAI-совместимый сервер?"),
+              AllOf(HasSubstr("how"), HasSubstr("start"), HasSubstr("OpenAI"), HasSubstr("server")));
+}
+
+}  // namespace
+}  // namespace rag
