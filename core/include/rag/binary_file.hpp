@@ -88,6 +88,8 @@ class BinaryReader {
   /// they differ.
   void verify() const;
   const std::filesystem::path& path() const { return file_.path(); }
+  /// See MappedFile::release_pages.
+  void release_pages() const { file_.release_pages(); }
   /// Throws "<path> <what>: the index is damaged; run `rag index` to rebuild it".
   [[noreturn]] void damaged(const std::string& what) const;
 

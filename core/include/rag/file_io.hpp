@@ -57,6 +57,9 @@ class MappedFile {
 
   std::string_view bytes() const { return {data_, size_}; }
   const std::filesystem::path& path() const { return path_; }
+  /// Lets the pages read so far go from this process's memory (they stay in the page cache and
+  /// come back when read again): what a long run does with a file it is done with for now.
+  void release_pages() const;
 
  private:
   std::filesystem::path path_;

@@ -10,7 +10,8 @@
 //
 // `rag index` takes the files that changed since the last generation: their new chunks go to a
 // new segment and their old ones are marked removed, and segments merge as they accumulate
-// (segments of about the same size, ten at a time, or one that lost a quarter of its chunks).
+// (small segments of about the same size, ten at a time, or one that lost a quarter of its
+// chunks); a full build writes a segment per 64 MB of source.
 // Nothing is changed in place: a generation is committed by writing a new manifest, so an
 // interrupted run leaves the previous generation whole, and a reader never sees half of one.
 // Every file is read in place (mapped), so opening an index costs the same at any size.

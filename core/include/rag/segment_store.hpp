@@ -65,6 +65,8 @@ class SegmentStore final : public SegmentChunks {
   std::optional<std::uint32_t> find_file(std::string_view name) const;
   /// Compares the checksum of the file with its bytes (reads all of it).
   void verify() const { reader_.verify(); }
+  /// See MappedFile::release_pages.
+  void release_pages() const { reader_.release_pages(); }
   const std::filesystem::path& path() const { return reader_.path(); }
 
   /// As on disk, read in place.

@@ -137,8 +137,15 @@ MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
       throw Error(path.string() + ": cannot map (" + std::strerror(error) + ")");
     }
     data_ = static_cast<const char*>(map);
+    // Index files are read here and there (a term's postings, a chunk's record): no readahead,
+    // and no mapping of the pages around each one read, so that a process holds what it reads.
+    ::madvise(map, size_, MADV_RANDOM);
   }
   ::close(fd);  // the mapping keeps the file
+}
+
+void MappedFile::release_pages() const {
+  if (data_) ::madvise(const_cast<char*>(data_), size_, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -51,7 +51,7 @@ std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
   return "";
 }
 
-void OpenSegment::remove_file(std::uint32_t f) {
+void OpenSegment::remove_file(std::uint32_t f, bool count_kinds) {
   if (file_removed(f)) return;
   removed_files.resize(std::max(removed_files.size(), store->file_count() / 64 + 1), 0);
   removed_files[f / 64] |= std::uint64_t{1} << (f % 64);
@@ -59,6 +59,7 @@ void OpenSegment::remove_file(std::uint32_t f) {
   if (file.chunk_count > 0) removed_chunks.resize(store->size() / 64 + 1, 0);
   for (std::uint32_t c = file.first_chunk; c < file.first_chunk + file.chunk_count; ++c) {
     removed_chunks[c / 64] |= std::uint64_t{1} << (c % 64);
+    if (!count_kinds) continue;
     if (const auto kind = kinds.find(store->chunk(c).kind); kind != kinds.end() && kind->second > 0) --kind->second;
   }
   live_chunks -= file.chunk_count;
@@ -74,7 +75,7 @@ std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const json& man
       open.store = std::make_unique<SegmentStore>(pipeline.index_dir / open.name / kChunks);
       open.live_chunks = open.store->size();
       for (const auto& [kind, count] : s.at("kinds").items()) open.stored_kinds[kind] = count.get<std::size_t>();
-      open.kinds = open.stored_kinds;
+      for (const auto& [kind, count] : s.at("live_kinds").items()) open.kinds[kind] = count.get<std::size_t>();
       if (s.contains("removed")) {
         open.removed_file = s.at("removed").get<std::string>();
         if (open.removed_file.rfind(open.name + "/removed-", 0) != 0 || open.removed_file.find("..") != std::string::npos)
@@ -84,7 +85,7 @@ std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const json& man
         const auto bits = removed.array<std::uint64_t>(0);
         if (bits.size() > open.store->file_count() / 64 + 1) removed.damaged("does not match its segment");
         for (std::uint32_t f = 0; f < open.store->file_count(); ++f)
-          if (f / 64 < bits.size() && (bits[f / 64] >> (f % 64) & 1U)) open.remove_file(f);
+          if (f / 64 < bits.size() && (bits[f / 64] >> (f % 64) & 1U)) open.remove_file(f, /*count_kinds=*/false);
       }
       segments.push_back(std::move(open));
     }

@@ -45,12 +45,14 @@ struct OpenSegment {
   std::map<std::string, std::size_t, std::less<>> kinds;         ///< chunks not removed, by kind
 
   bool file_removed(std::uint32_t f) const { return f / 64 < removed_files.size() && (removed_files[f / 64] >> (f % 64) & 1U); }
-  /// Marks file `f` removed, and its chunks.
-  void remove_file(std::uint32_t f);
+  /// Marks file `f` removed, and its chunks; their kinds are counted out of `kinds` (which reads
+  /// their records: not done for removals the manifest already counted).
+  void remove_file(std::uint32_t f, bool count_kinds = true);
 };
 
 /// Opens the segments `manifest` names, in order. Throws rag::Error when one is missing or damaged.
-/// (Each entry: name, chunk counts by kind, and `removed`, the file of its removals, if any.)
+/// (Each entry: name, chunk counts by kind of all chunks and of those not removed, and `removed`,
+/// the file of its removals, if any.)
 std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const nlohmann::json& manifest);
 
 /// Segments as a retriever sees them (its folders, bases from 0, removals), in order; they point

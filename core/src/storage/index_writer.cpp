@@ -36,6 +36,9 @@ constexpr std::size_t kMergeFactor = 10;
 constexpr std::size_t kSmallestLevel = 1000;
 // A segment that lost more than this share of its chunks is written again without them.
 constexpr double kRemovedShare = 0.25;
+// Segments this large are not merged for their size: a build's segments already are of a good
+// size (kSegmentBytes of source), and merging them would cost memory for little search time.
+constexpr std::size_t kMaxMergeChunks = 1 << 15;
 
 // Held while `rag index` writes an index folder: two writers of one folder would each delete the
 // other's segments as leftovers. The kernel drops the lock when the process dies, even by SIGKILL.
@@ -106,6 +109,7 @@ class GenerationWriter {
     write_segment_store(pipeline_.index_dir / segment.name / kChunks, files);
     finish(segment);
     retriever_.build(*segment.store, pipeline_.index_dir / segment.name / kRetrieverDir);
+    segment.store->release_pages();  // its texts were read once: they need not stay while the build goes on
     return segment;
   }
 
@@ -121,8 +125,9 @@ class GenerationWriter {
                           file.size, file.modified, file.digest, std::string(file.note), s->store->file_text(f), {}};
         for (std::uint32_t c = file.first_chunk; c < file.first_chunk + file.chunk_count; ++c) {
           const ChunkView v = s->store->chunk(c);
-          stored.chunks.push_back({std::string(v.file_path), std::string(v.kind), std::string(v.section), v.first_char,
-                                   v.last_char, v.first_byte, v.last_byte, {}, v.first_line, v.last_line});
+          // The store takes the path and the text from the file: the chunk keeps its place alone.
+          stored.chunks.push_back({{}, std::string(v.kind), std::string(v.section), v.first_char, v.last_char,
+                                   v.first_byte, v.last_byte, {}, v.first_line, v.last_line});
         }
         files.push_back(std::move(stored));
       }
@@ -134,6 +139,8 @@ class GenerationWriter {
     // The retriever reads the sources as they are now: their own folders, their removals.
     const std::vector<Segment> view = retriever_view(pipeline_, sources);
     retriever_.merge(SegmentList(view), *segment.store, pipeline_.index_dir / segment.name / kRetrieverDir);
+    for (const OpenSegment* s : sources) s->store->release_pages();
+    segment.store->release_pages();
     return segment;
   }
 
@@ -204,7 +211,11 @@ std::vector<StoredFile> chunk_files(const PipelineStages& stages, std::span<cons
         const auto r = static_cast<std::size_t>(rule - pipeline.chunkers.data());
         try {
           for (Chunk& c : chunk_file(*read.file, *chunkers[r], rule->plugin)) {
-            c.text.clear();  // the store keeps the file's text once
+            // The store keeps the file's path and text once, not per chunk.
+            c.text.clear();
+            c.text.shrink_to_fit();
+            c.file_path.clear();
+            c.file_path.shrink_to_fit();
             out.chunks.push_back(std::move(c));
           }
         } catch (const Error& e) {
@@ -259,7 +270,8 @@ std::vector<std::size_t> pick_merge(const std::vector<OpenSegment>& segments, do
       return {i};
   }
   std::map<std::size_t, std::vector<std::size_t>> by_level;
-  for (std::size_t i = 0; i < segments.size(); ++i) by_level[level_of(segments[i].live_chunks)].push_back(i);
+  for (std::size_t i = 0; i < segments.size(); ++i)
+    if (segments[i].live_chunks < kMaxMergeChunks) by_level[level_of(segments[i].live_chunks)].push_back(i);
   for (auto& [level, members] : by_level)
     if (members.size() >= kMergeFactor) {
       members.resize(kMergeFactor);
@@ -294,6 +306,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
         if (ec || size != f.at("size").get<std::uintmax_t>())
           throw Error("the index is damaged (" + f.at("path").get<std::string>() + ")");
       }
+      segments = open_segments(pipeline, old);  // damage found now, not by the next search
       if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint) {  // nothing listed changed
         report.files = old.at("corpus").value("files", std::size_t{0});
         report.skipped = old.at("corpus").value("skipped", std::size_t{0});
@@ -304,7 +317,6 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
         return report;
       }
       if (options.full) report.why_full = "asked for (--full)";
-      else segments = open_segments(pipeline, old);
     } catch (const json::exception&) {
       report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
     } catch (const Error& e) {
@@ -409,6 +421,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     if (lost_files.count(s.name)) writer.write_removals(s, generation);
     json entry = {{"name", s.name}, {"chunks", s.store->size()}, {"live_chunks", s.live_chunks}, {"files", s.store->file_count()}};
     entry["kinds"] = s.stored_kinds;
+    entry["live_kinds"] = s.kinds;
     if (!s.removed_file.empty()) {
       entry["removed"] = s.removed_file;
       list(pipeline.index_dir / s.removed_file);
