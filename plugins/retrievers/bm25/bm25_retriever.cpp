@@ -119,8 +119,8 @@ void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings,
   }
   const double* w = field_weights_.weight;
   const double path_weight = path_weight_;
-  index_.for_each_posting(postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf,
-                                        std::uint32_t c, FieldCounts in_fields) {
+  const auto visit = [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf, std::uint32_t c,
+                         FieldCounts in_fields) {
     // A term that does not open candidates adds only to chunks already scored: others cost a look.
     if ((!opens && !scores.has(id)) || (!single_analyzer && part.index.analyzer_of(c) != analyzer)) return;
     if (path_weight > 0 && in_fields.path > 0) {
@@ -144,7 +144,13 @@ void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings,
       const double norm = one_minus_b + b_per_length * part.index.length(c);
       scores.add(id, weight * bm25_tf_weight<V>(p, tf, norm));
     }
-  });
+  };
+  if (PerField || path_weight > 0) {
+    index_.for_each_posting(postings, visit);
+  } else {  // the field counts are not read: a posting costs what it did before they were stored
+    index_.for_each_posting(postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf,
+                                          std::uint32_t c) { visit(id, part, tf, c, FieldCounts{}); });
+  }
 }
 
 Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, const std::vector<Hit>& top) const {
