@@ -19,7 +19,7 @@ class OverlapRetriever final : public rag::Retriever {
   explicit OverlapRetriever(rag::Options& options)
       : min_share_(options.get_number("min_share", 0.0, 0.0, 1.0)),
         fields_(rag::IndexedFields::from_options(options)),
-        index_({"overlap.bin", "overlap", 1}) {  // the file each segment gets: checksummed, written atomically
+        index_({"overlap.bin", "overlap", 2}) {  // the file each segment gets: checksummed, written atomically; 2: field counts
     rag::Options analysis = options.child("analysis");
     analyzers_ = std::make_unique<rag::AnalyzerSet>(analysis);
     options.finish();  // an unknown key is an error that names the pipeline file and the key

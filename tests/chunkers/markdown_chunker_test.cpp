@@ -16,6 +16,7 @@ struct Settings {
   int max = 2000;
   int overlap = 0;
   int min = 0;
+  bool pack = false;
 };
 
 MarkdownChunker make_chunker(Settings settings) {
@@ -23,6 +24,7 @@ MarkdownChunker make_chunker(Settings settings) {
   node["max_chunk_size"] = settings.max;
   node["overlap"] = settings.overlap;
   node["min_chunk_size"] = settings.min;
+  node["pack_sections"] = settings.pack;
   Options options(node, "test");
   return MarkdownChunker(options);
 }
@@ -160,6 +162,17 @@ TEST(MarkdownChunker, TableIsCutAtRowsNotSentences) {
   EXPECT_EQ(c.texts(), (Strings{"# T", "| a | b |\n|---|---|", "| one. two | x |\n| three | y |", "| four | z |"}));
 }
 
+TEST(MarkdownChunker, TableHeaderNamesTheRowsCutFromATable) {
+  YAML::Node node = YAML::Load("{max_chunk_size: 30, min_chunk_size: 0, table_header: true}");
+  Options options(node, "test");
+  const MarkdownChunker chunker(options);
+  const SourceFile file("f.md", "f.md", "# T\n\n| a | b |\n|---|---|\n| one. two | x |\n| three | y |\n| four | z |\n\nAfter.\n");
+  std::vector<std::string> sections;
+  for (const ChunkSpan& s : chunker.chunk(file)) sections.push_back(s.section);
+  // The header row's own piece and the text after the table keep the header path alone.
+  EXPECT_EQ(sections, (Strings{"T", "T", "T > a | b", "T > a | b", "T"}));
+}
+
 TEST(MarkdownChunker, OverlapStaysInsideASection) {
   const std::string text = "# A\n\nAaa aaa. Bbb bbb. Ccc ccc. Ddd ddd.\n\n# B\n\nEee eee. Fff fff. Ggg ggg. Hhh hhh.\n";
   const auto c = chunk(text, {20, 9});
@@ -253,6 +266,36 @@ TEST(MarkdownChunker, NoSectionUnderTheFloorStandsAlone) {
                           {2000, 0, static_cast<int>(kDefaultMinChunkChars)});
   EXPECT_EQ(lone.sections(), (Strings{"Title", "Title > Other"}));
   EXPECT_TRUE(lone.texts()[0].starts_with("# Title\n\n## Part"));
+}
+
+TEST(MarkdownChunker, PackSectionsKeepsAPageThatFitsWhole) {
+  // A one-screen page: one chunk named by its title, not a chunk per heading.
+  const std::string page = "# vllm chat\n\n## Options\n\n--8<-- \"docs/argparse/chat.md\"\n\n## Example\n\nvllm chat\n";
+  const auto whole = chunk(page, {200, 0, 0, true});
+  EXPECT_EQ(whole.texts(), (Strings{page.substr(0, page.size() - 1)}));
+  EXPECT_EQ(whole.sections(), (Strings{"vllm chat"}));
+  // Without packing, each heading starts a chunk.
+  EXPECT_EQ(chunk(page, {200, 0, 0, false}).spans.size(), 3u);
+}
+
+TEST(MarkdownChunker, PackSectionsPacksSiblingsAndSplitsWhatIsTooLong) {
+  const std::string a = "## A\n\n" + std::string(30, 'a') + ".\n\n";
+  const std::string b = "## B\n\n" + std::string(30, 'b') + ".\n\n";
+  const std::string c = "## C\n\n" + std::string(30, 'c') + ".\n\n";
+  const std::string text = "# T\n\nIntro.\n\n" + a + b + c + "# U\n\n" + std::string(20, 'u') + ".\n";
+  // The page is over 100 code points: T's text and A, B go in one piece (the next sibling would
+  // not fit), C in the next, U (another top-level section) after them, still packed with C.
+  const auto packed = chunk(text, {100, 0, 0, true});
+  EXPECT_EQ(packed.texts(), (Strings{"# T\n\nIntro.\n\n" + a + b.substr(0, b.size() - 2),
+                                     c + "# U\n\n" + std::string(20, 'u') + "."}));
+  // Packed pieces are named by the header path they share.
+  EXPECT_EQ(packed.sections(), (Strings{"T", ""}));
+  // A section whose own text is too long is cut as without packing, its subsections after it.
+  const std::string long_text = "# T\n\n" + std::string(60, 'x') + ". " + std::string(60, 'y') + ".\n\n" + a;
+  const auto cut = chunk(long_text, {100, 0, 0, true});
+  ASSERT_EQ(cut.spans.size(), 3u);
+  EXPECT_EQ(cut.sections(), (Strings{"T", "T", "T > A"}));
+  EXPECT_EQ(cut.texts()[2], a.substr(0, a.size() - 2));
 }
 
 TEST(MarkdownChunker, ConcurrentCallsAgree) {

@@ -35,7 +35,7 @@ TEST(PluginRegistry, RefusesOtherAbiAndLibrariesWithoutEntryPoint) {
   const PluginRegistry registry({kBadPlugins});
   std::string problems;
   for (const auto& p : registry.problems()) problems += p + "\n";
-  EXPECT_THAT(problems, HasSubstr("libbad_abi.so: built for plugin ABI 5, this rag uses ABI 4"));
+  EXPECT_THAT(problems, HasSubstr("libbad_abi.so: built for plugin ABI 6, this rag uses ABI 5"));
   EXPECT_THAT(problems, HasSubstr("libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)"));
   Options options(YAML::Node(), "p.yaml: retriever.options");
   EXPECT_THAT(error_of([&] { registry.make_retriever("bad_abi", options); }),

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "e2e/fixture_repo_test.hpp"
+#include "rag/index.hpp"
 
 namespace rag {
 namespace {
@@ -211,9 +212,9 @@ TEST_F(CliTest, OldFormatsAndRetrieversThatCannotUpdateAreRebuilt) {
   manifest["format"] = 3;
   dir_.write("index/manifest.json", manifest.dump());
   expect_error("search port --pipeline pipeline.yaml",
-               "the index at index has format 3, this rag reads format 5; run `rag index --pipeline pipeline.yaml` to rebuild it");
+               "the index at index has format 3, this rag reads format " + std::to_string(kIndexFormat) + "; run `rag index --pipeline pipeline.yaml` to rebuild it");
   EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err,
-              HasSubstr("note: building from scratch: the index at index has format 3, this rag reads format 5\n"));
+              HasSubstr("note: building from scratch: the index at index has format 3, this rag reads format " + std::to_string(kIndexFormat) + "\n"));
   EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
 
   std::string fixed = testing::read_all(dir_ / "pipeline.yaml");

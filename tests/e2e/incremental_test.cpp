@@ -27,18 +27,20 @@ using testing::Outcome;
 using testing::run_rag;
 
 // One corpus, two indexes: `updated` is brought up to date after each step, `rebuilt` is built
-// from scratch each time.
+// from scratch each time. BM25F with page titles: per-field statistics too must be those of what
+// remains.
 constexpr const char* kPipeline = R"(
 name: %s
 corpus: {root: corpus}
 chunkers:
   - {plugin: python, files: "**/*.py", options: {max_chunk_size: 300}}
-  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 300}, continue: true}
+  - {plugin: markdown, files: "**/*.md", options: {max_chunk_size: 300, pack_sections: true}, continue: true}
   - {plugin: text, files: "**/*.md", options: {max_chunk_size: 200, overlap: 40}}
   - {plugin: text, files: "**", options: {max_chunk_size: 300}}
 retriever:
   plugin: bm25
-  options: {file_weight: 0.15, feedback: {documents: 2, terms: 4}}
+  options: {file_weight: 0.15, feedback: {documents: 2, terms: 4}, index_title: true, path_weight: 0.2,
+            fields: {path: {weight: 2, b: 0.3}, section: {weight: 1.5}}}
 index: %s
 )";
 

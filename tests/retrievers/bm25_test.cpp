@@ -94,6 +94,10 @@ TEST(Bm25Retriever, OpensWhatItBuilt) {
   EXPECT_THROW(testing::plain_words<Bm25Retriever>("{}")()->open(list), Error);
 }
 
+// BM25F with every field weighed and normalised apart, page titles, and a path score of its own.
+constexpr const char* kFieldOptions =
+    "{fields: {text: {b: 0.6}, path: {weight: 2, b: 0.3}, section: {weight: 1.5}}, index_title: true, path_weight: 0.2}";
+
 // A corpus where words, lengths and files vary: enough for statistics to matter.
 std::vector<Chunk> varied_chunks() {
   const std::vector<std::string> words = {"paged", "attention", "kernel", "cache", "block", "server", "token",
@@ -103,7 +107,9 @@ std::vector<Chunk> varied_chunks() {
     std::string text;
     for (std::size_t w = 0; w < 3 + i % 7; ++w) text += words[(i * 7 + w * w * 3) % words.size()] + " ";
     const std::string file = "docs/f" + std::to_string(i / 4) + ".md";
-    chunks.push_back({file, i % 3 ? "markdown" : "text", "Title > S" + std::to_string(i % 5), 100 * (i % 4),
+    // Page titles differ by file (index_title takes each file's own).
+    const std::string title = std::vector<std::string>{"Title", "Guide", "Paged kernel"}[i / 4 % 3];
+    chunks.push_back({file, i % 3 ? "markdown" : "text", title + " > S" + std::to_string(i % 5), 100 * (i % 4),
                       100 * (i % 4) + text.size(), 100 * (i % 4), 100 * (i % 4) + text.size(), text, 1, 2});
   }
   return chunks;
@@ -119,40 +125,50 @@ TEST(Bm25Retriever, SegmentsAndRemovalsRankAsOneIndexOfWhatRemains) {
   for (std::uint32_t i = 0; i < all.size(); ++i)
     if (!removed.count(i)) kept.push_back(all[i]);
   for (const std::string options : {"{}", "{file_weight: 0.3}", "{feedback: {documents: 3, terms: 5}}",
-                                    "{variant: bm25l, common_share: 0.05}", "{analysis: {markdown: {stemmer: none}}}"}) {
+                                    "{variant: bm25l, common_share: 0.05}", "{analysis: {markdown: {stemmer: none}}}",
+                                    kFieldOptions}) {
     const Built one(maker(options), kept);
     const Built cut(maker(options), all, {8, 20, 44}, removed);
     for (const std::string query : {"paged attention", "the kernel of the cache", "quantized weights model",
-                                    "token scheduler batch block", "f3 s2", "title"}) {
+                                    "token scheduler batch block", "f3 s2", "title", "guide kernel"}) {
       SCOPED_TRACE(options + " " + query);
       expect_same(one.search(query, 25), cut.search(query, 25), one.segments(), cut.segments());
     }
   }
 }
 
-TEST(Bm25Retriever, MergedSegmentsRankAsTheirSources) {
+// Segments merged into one rank as their sources did, and as a build of the chunks they keep; the
+// merged file is byte for byte the one that build writes.
+void expect_merge_ranks_as_sources(const std::string& options) {
   const std::vector<Chunk> all = varied_chunks();
   const std::set<std::uint32_t> removed = {0, 1, 2, 3, 32, 33, 34, 35};
-  const Built cut(maker("{file_weight: 0.15}"), all, {12, 28}, removed);
+  const Built cut(maker(options), all, {12, 28}, removed);
   // Merge all three into one segment, as a merge policy would.
   std::vector<Chunk> kept;
   for (std::uint32_t i = 0; i < all.size(); ++i)
     if (!removed.count(i)) kept.push_back(all[i]);
   const ChunkVector merged(kept);
   testing::TempDir dir;
-  maker("{file_weight: 0.15}")()->merge(cut.segments(), merged, dir.path());
+  maker(options)()->merge(cut.segments(), merged, dir.path());
   const std::vector<Segment> segments = {{dir.path(), &merged, 0, {}}};
   const SegmentList list(segments);
-  const auto opened = maker("{file_weight: 0.15}")();
+  const auto opened = maker(options)();
   opened->open(list);
-  const Built built(maker("{file_weight: 0.15}"), kept);
-  for (const std::string query : {"paged attention kernel", "cache block server", "f4"}) {
+  const Built built(maker(options), kept);
+  for (const std::string query : {"paged attention kernel", "cache block server", "f4", "guide"}) {
     SCOPED_TRACE(query);
     expect_same(opened->search(query, 30), cut.search(query, 30), list, cut.segments());
     expect_same(opened->search(query, 30), built.search(query, 30), list, built.segments());
   }
   // The merged file is the one a build of those chunks writes.
   EXPECT_EQ(testing::read_all(dir / "bm25.bin"), testing::read_all(built.dir(0) / "bm25.bin"));
+}
+
+TEST(Bm25Retriever, MergedSegmentsRankAsTheirSources) {
+  for (const char* options : {"{file_weight: 0.15}", kFieldOptions}) {
+    SCOPED_TRACE(options);
+    expect_merge_ranks_as_sources(options);
+  }
 }
 
 TEST(Bm25Retriever, FeedbackExpandsTheQueryWithTermsOfTheBestChunks) {
@@ -205,10 +221,70 @@ TEST(Bm25Retriever, CommonTermsOnlyAddToEnoughCandidates) {
   EXPECT_EQ(make("{common_share: 0.01}")->search("cherry banana", 10).size(), 3u);
 }
 
+// Two chunks whose fields are counted by hand (plain words): c0 has text "cherry apple" (2 terms),
+// path "apple" (1), section "banana" (1); c1 has text "apple apple cherry cherry" (4), path
+// "kiwi" (1), no section. Averages: text 3, path 1, section 0.5.
+std::unique_ptr<Built> fields_toy(const std::string& yaml) {
+  const std::vector<Chunk> chunks = {{"apple", "text", "banana", 0, 12, 0, 12, "cherry apple"},
+                                     {"kiwi", "text", "", 0, 25, 0, 25, "apple apple cherry cherry"}};
+  return std::make_unique<Built>([yaml] {
+    YAML::Node node = YAML::Load(yaml);
+    node["analysis"]["default"]["stemmer"] = "none";
+    node["analysis"]["default"]["stopwords"] = "none";
+    Options options(node, "test");
+    return std::make_unique<Bm25Retriever>(options);
+  }, chunks);
+}
+
+TEST(Bm25Retriever, FieldsWeighAndNormaliseEachFieldApart) {
+  const auto r = fields_toy("{fields: {text: {b: 0.5}, path: {weight: 2, b: 0}, section: {weight: 3, b: 1}}}");
+  // "apple": c0 has 1 / (0.5 + 0.5 * 2/3) = 1.2 in its text and 2 x 1 in its path, 3.2 in all;
+  // c1 has 2 / (0.5 + 0.5 * 4/3) = 12/7 in its text. Saturated once with k1 = 1.2.
+  const double idf = std::log(1.2);
+  const auto apple = r->search("apple", 10);
+  ASSERT_EQ(apple.size(), 2u);
+  EXPECT_EQ(apple[0].chunk, 0u);
+  EXPECT_DOUBLE_EQ(apple[0].score, idf * 3.2 / 4.4);
+  EXPECT_EQ(apple[1].chunk, 1u);
+  EXPECT_DOUBLE_EQ(apple[1].score, idf * (12.0 / 7) / (12.0 / 7 + 1.2));
+  // "banana", in c0's section only: 3 x 1 / (1 / 0.5).
+  const auto banana = r->search("banana", 10);
+  ASSERT_EQ(banana.size(), 1u);
+  EXPECT_DOUBLE_EQ(banana[0].score, std::log(2.0) * 1.5 / 2.7);
+  // Without `fields` the fields are one text: c0 is 4 terms long, with "apple" twice.
+  const auto one_text = fields_toy("{}")->search("apple", 1);
+  EXPECT_DOUBLE_EQ(one_text[0].score, idf * 2 / (2 + 1.2 * (0.25 + 0.75 * 4 / 4.5)));
+  // path_weight adds the path field's own score: "apple" once in a path of average length.
+  const auto path = fields_toy("{path_weight: 0.5}")->search("apple", 1);
+  EXPECT_DOUBLE_EQ(path[0].score, one_text[0].score + 0.5 * idf / 2.2);
+}
+
+TEST(Bm25Retriever, IndexTitleGivesEveryChunkOfAPageItsTitle) {
+  // A page's passage has no header path; its title comes from the page's first Markdown chunk.
+  const std::vector<Chunk> chunks = {{"guide.md", "markdown", "Zebra Handbook > Intro", 0, 11, 0, 11, "hello there"},
+                                     {"guide.md", "text", "", 0, 11, 0, 11, "hello world"},
+                                     {"other.md", "text", "", 0, 11, 0, 11, "hello world"}};
+  // index_path: false leaves no path field to hold a title: both passages match "world" alone.
+  const auto untitled = Built(testing::plain_words<Bm25Retriever>("{index_title: true}"), chunks).search("zebra world", 3);
+  ASSERT_EQ(untitled.size(), 2u);
+  EXPECT_EQ(untitled[0].score, untitled[1].score);
+  const auto titled = Built([] {
+    YAML::Node node = YAML::Load("{index_title: true, index_section: false}");
+    node["analysis"]["default"]["stopwords"] = "none";
+    Options options(node, "test");
+    return std::make_unique<Bm25Retriever>(options);
+  }, chunks).search("zebra world", 3);
+  ASSERT_EQ(titled.size(), 3u);
+  EXPECT_EQ(titled[0].chunk, 1u);  // the passage of the titled page
+  EXPECT_GT(titled[0].score, titled[1].score);
+}
+
 TEST(Bm25Retriever, RejectsBadOptions) {
   for (const char* yaml : {"{variant: bm26}", "{k1: -1}", "{b: 2}", "{k3: 1}", "{feedback: {documents: -1}}",
                            "{feedback: {weight: 2}}", "{feedback: {dokuments: 3}}", "{file_weight: -1}",
-                           "{common_share: 2}"}) {
+                           "{common_share: 2}", "{fields: {body: {weight: 1}}}", "{fields: {path: {b: 2}}}",
+                           "{fields: {text: {weight: -1}}}", "{fields: {section: {boost: 1}}}", "{path_weight: -1}",
+                           "{index_title: maybe}"}) {
     YAML::Node node = YAML::Load(yaml);
     Options options(node, "test");
     EXPECT_THROW(Bm25Retriever{options}, Error) << yaml;

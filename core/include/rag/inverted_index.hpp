@@ -3,13 +3,16 @@
 // and every chunk's length in terms. Lexical retrievers (bm25, tfidf, ...) write one per segment
 // into their own file and read it in place. Terms come from the AnalyzerSet: each chunk is
 // analyzed by the analyzer of its kind, and a query must be analyzed by each analyzer in turn,
-// scoring only the chunks of that analyzer.
+// scoring only the chunks of that analyzer. Besides the counts over the whole chunk, each
+// posting and each chunk also count the fields apart (FieldCounts), for per-field scoring.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "rag/analyzer.hpp"
@@ -22,16 +25,32 @@ namespace rag {
 struct IndexedFields {
   bool path = true;     ///< the file path below the corpus root ("vllm/entrypoints/openai/api_server.py")
   bool section = true;  ///< the header path or qualified name
+  /// With `path`: the page's title in the path field of every chunk of the file, passages
+  /// without a header path included. The title is the first level of the header path of the
+  /// file's first Markdown chunk (a file without one has none).
+  bool title = false;
 
-  /// Reads index_path and index_section.
+  /// Reads index_path, index_section and index_title.
   static IndexedFields from_options(Options& options);
+};
+
+/// Counts for the two fields besides the text (see IndexedFields): the path field (the path,
+/// and the title with `title`) and the section field. Stored as one 32-bit word, 16 bits each,
+/// a count past 65535 kept at 65535.
+struct FieldCounts {
+  std::uint32_t path = 0;
+  std::uint32_t section = 0;
+
+  std::uint32_t packed() const { return std::min<std::uint32_t>(path, 0xFFFF) | std::min<std::uint32_t>(section, 0xFFFF) << 16; }
+  static FieldCounts unpack(std::uint32_t word) { return {word & 0xFFFF, word >> 16}; }
 };
 
 class InvertedIndex {
  public:
   struct Postings {
     std::span<const std::uint32_t> chunks;       ///< ascending chunk ids (in the segment)
-    std::span<const std::uint32_t> frequencies;  ///< term frequency in each
+    std::span<const std::uint32_t> frequencies;  ///< term frequency in each, all fields together
+    std::span<const std::uint32_t> fields;       ///< FieldCounts::packed() of the frequency in each field
   };
 
   /// Analyzes `chunks` in parallel and appends their index to `out` (kSections sections).
@@ -43,14 +62,18 @@ class InvertedIndex {
   /// Reads in place the kSections sections of `in` from `first` on, written for `chunks` chunks.
   /// Throws rag::Error when their sizes do not fit together.
   InvertedIndex(const BinaryReader& in, std::size_t first, std::size_t chunks);
-  static constexpr std::size_t kSections = 8;
+  static constexpr std::size_t kSections = 10;
 
   std::size_t chunk_count() const { return lengths_.size(); }
   std::size_t term_count() const { return term_offsets_.empty() ? 0 : term_offsets_.size() - 1; }
-  /// Number of terms indexed for the chunk.
+  /// Number of terms indexed for the chunk, all fields together.
   std::uint32_t length(std::uint32_t chunk) const { return lengths_[chunk]; }
-  /// The sum of all chunks' lengths.
-  std::uint64_t total_length() const { return total_length_; }
+  /// How many of those are in its path and section fields (the rest are its text's).
+  FieldCounts field_lengths(std::uint32_t chunk) const { return FieldCounts::unpack(field_lengths_[chunk]); }
+  /// The sum of all chunks' lengths, and of their path and section field lengths.
+  std::uint64_t total_length() const { return totals_[0]; }
+  std::uint64_t total_path_length() const { return totals_[1]; }
+  std::uint64_t total_section_length() const { return totals_[2]; }
   /// The AnalyzerSet id the chunk was analyzed with.
   std::uint32_t analyzer_of(std::uint32_t chunk) const { return analyzer_of_[chunk]; }
   /// Empty postings for a term no chunk contains.
@@ -61,15 +84,21 @@ class InvertedIndex {
   [[noreturn]] void damaged() const { in_.damaged("is inconsistent"); }
 
  private:
+  /// Appends the per-chunk sections (lengths, field lengths, analyzers) and the totals.
+  static void write_lengths(std::span<const std::uint32_t> lengths, std::span<const std::uint32_t> field_lengths,
+                            std::span<const std::uint32_t> analyzer_of, BinaryWriter& out);
+
   const BinaryReader& in_;
   std::string_view terms_;  // sorted, concatenated; term i is [term_offsets_[i], term_offsets_[i + 1])
   std::span<const std::uint64_t> term_offsets_;
   std::span<const std::uint64_t> posting_offsets_;  // postings of term i: [posting_offsets_[i], [i + 1])
   std::span<const std::uint32_t> posting_chunks_;
   std::span<const std::uint32_t> posting_frequencies_;
+  std::span<const std::uint32_t> posting_fields_;
   std::span<const std::uint32_t> lengths_;
+  std::span<const std::uint32_t> field_lengths_;
   std::span<const std::uint32_t> analyzer_of_;
-  std::uint64_t total_length_ = 0;
+  std::span<const std::uint64_t> totals_;
 };
 
 /// The inverted indexes of every segment of an index, each in its segment's file `<dir>/<name>`
@@ -103,9 +132,11 @@ class InvertedIndexSet {
   };
   const std::vector<std::unique_ptr<Part>>& parts() const { return parts_; }
   const SegmentList& segments() const { return *segments_; }
-  /// Chunks not removed, and the sum of their lengths.
+  /// Chunks not removed, the sum of their lengths, and of their path and section field lengths.
   std::uint64_t live_chunks() const { return live_chunks_; }
   std::uint64_t live_length() const { return live_length_; }
+  std::uint64_t live_path_length() const { return live_path_length_; }
+  std::uint64_t live_section_length() const { return live_section_length_; }
 
   /// A term's postings in each part (parts() order) and how many chunks not removed hold it.
   struct TermPostings {
@@ -115,7 +146,8 @@ class InvertedIndexSet {
   TermPostings postings(std::string_view term) const;
   /// Calls `visit(id, part, tf, chunk)` for every posting of `postings` of a chunk not removed,
   /// in part order: `id` is the index-wide chunk id, `chunk` the id in the part, `tf` the term's
-  /// frequency in it. A chunk id outside its part stops with an error.
+  /// frequency in it; a `visit` that takes a fifth argument also gets the term's FieldCounts
+  /// there. A chunk id outside its part stops with an error.
   template <class Visit>
   void for_each_posting(const TermPostings& postings, Visit visit) const {
     for (std::size_t p = 0; p < parts_.size(); ++p) {
@@ -126,7 +158,10 @@ class InvertedIndexSet {
         const std::uint32_t c = in_part.chunks[i];
         if (c >= part.index.chunk_count()) part.index.damaged();
         if (removals && part.segment.is_removed(c)) continue;
-        visit(part.segment.base + c, part, in_part.frequencies[i], c);
+        if constexpr (std::is_invocable_v<Visit, std::uint32_t, const Part&, std::uint32_t, std::uint32_t, FieldCounts>)
+          visit(part.segment.base + c, part, in_part.frequencies[i], c, FieldCounts::unpack(in_part.fields[i]));
+        else
+          visit(part.segment.base + c, part, in_part.frequencies[i], c);
       }
     }
   }
@@ -137,6 +172,8 @@ class InvertedIndexSet {
   std::vector<std::unique_ptr<Part>> parts_;
   std::uint64_t live_chunks_ = 0;
   std::uint64_t live_length_ = 0;
+  std::uint64_t live_path_length_ = 0;
+  std::uint64_t live_section_length_ = 0;
 };
 
 }  // namespace rag

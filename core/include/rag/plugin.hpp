@@ -21,7 +21,8 @@ namespace rag {
 /// 3: retrievers build, merge and open segments (retriever.hpp); chunks are read in place.
 /// 4: GenerationRequest carries the retrieval query, Evidence whether it starts inside code; an
 /// empty answer declines.
-inline constexpr std::uint32_t kPluginAbiVersion = 4;
+/// 5: InvertedIndex postings and chunks count the path and section fields apart (FieldCounts).
+inline constexpr std::uint32_t kPluginAbiVersion = 5;
 
 enum class PluginKind : std::uint32_t { chunker = 1, retriever = 2, generator = 3 };
 std::string_view to_string(PluginKind kind);

@@ -14,7 +14,44 @@
 namespace rag {
 namespace {
 
-enum Section : std::size_t { kTerms, kTermOffsets, kPostingOffsets, kPostingChunks, kPostingFrequencies, kLengths, kAnalyzers, kTotals };
+enum Section : std::size_t {
+  kTerms,
+  kTermOffsets,
+  kPostingOffsets,
+  kPostingChunks,
+  kPostingFrequencies,
+  kPostingFields,
+  kLengths,
+  kFieldLengths,
+  kAnalyzers,
+  kTotals
+};
+
+// The field of a term occurrence, as FieldCounts counts them (the text is not counted apart).
+enum Field : std::uint32_t { kText, kPath, kSectionField };
+
+// A chunk's distinct terms: an id (the thread's, then the segment's), its frequency in all
+// fields, and in the path and section fields (FieldCounts::packed()).
+struct Counted {
+  std::uint32_t id;
+  std::uint32_t tf;
+  std::uint32_t fields;
+};
+
+// The page title of each file of `chunks` (see IndexedFields::title): views into the chunks.
+std::vector<std::string_view> page_titles(const SegmentChunks& chunks) {
+  static constexpr std::string_view kLevel = " > ";
+  std::vector<std::string_view> title(chunks.file_count());
+  std::vector<std::size_t> first(chunks.file_count(), std::numeric_limits<std::size_t>::max());
+  for (std::uint32_t i = 0; i < chunks.size(); ++i) {
+    const ChunkView c = chunks.chunk(i);
+    const std::uint32_t f = chunks.file_of(i);
+    if (c.kind != "markdown" || c.section.empty() || c.first_byte >= first[f]) continue;
+    first[f] = c.first_byte;
+    title[f] = c.section.substr(0, c.section.find(kLevel));
+  }
+  return title;
+}
 
 constexpr std::uint32_t kGone = std::numeric_limits<std::uint32_t>::max();
 
@@ -24,6 +61,7 @@ IndexedFields IndexedFields::from_options(Options& options) {
   IndexedFields f;
   f.path = options.get<bool>("index_path", f.path);
   f.section = options.get<bool>("index_section", f.section);
+  f.title = options.get<bool>("index_title", f.title);
   return f;
 }
 
@@ -37,32 +75,43 @@ void InvertedIndex::write(const SegmentChunks& chunks, const AnalyzerSet& analyz
     std::vector<const std::string*> terms;  // by id
   };
   tbb::enumerable_thread_specific<Vocabulary> vocabularies;
-  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> counted(n);
+  std::vector<std::vector<Counted>> counted(n);
   std::vector<Vocabulary*> vocabulary_of(n);
-  std::vector<std::uint32_t> lengths(n, 0), analyzer_of(n, 0);
+  std::vector<std::uint32_t> lengths(n, 0), field_lengths(n, 0), analyzer_of(n, 0);
+  const std::vector<std::string_view> titles = fields.path && fields.title ? page_titles(chunks) : std::vector<std::string_view>();
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
     const ChunkView c = chunks.chunk(static_cast<std::uint32_t>(i));
     analyzer_of[i] = analyzers.id_for_kind(c.kind);
     const Analyzer& analyzer = *analyzers.analyzers()[analyzer_of[i]];
     std::vector<std::string> terms;
     analyzer.analyze(c.text, terms);
+    const std::size_t text_end = terms.size();
     if (fields.path) analyzer.analyze(c.relative_path, terms);
+    if (!titles.empty()) analyzer.analyze(titles[chunks.file_of(static_cast<std::uint32_t>(i))], terms);
+    const std::size_t path_end = terms.size();
     if (fields.section) analyzer.analyze(c.section, terms);
     lengths[i] = static_cast<std::uint32_t>(terms.size());
+    field_lengths[i] = FieldCounts{static_cast<std::uint32_t>(path_end - text_end), static_cast<std::uint32_t>(terms.size() - path_end)}.packed();
     Vocabulary& vocabulary = vocabularies.local();
     vocabulary_of[i] = &vocabulary;
-    std::vector<std::uint32_t> ids;
-    ids.reserve(terms.size());
-    for (std::string& term : terms) {
-      const auto [it, added] = vocabulary.ids.try_emplace(std::move(term), static_cast<std::uint32_t>(vocabulary.terms.size()));
+    std::vector<std::uint64_t> occurrences;  // (id, field), sorted: a term's fields side by side
+    occurrences.reserve(terms.size());
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      const auto [it, added] = vocabulary.ids.try_emplace(std::move(terms[t]), static_cast<std::uint32_t>(vocabulary.terms.size()));
       if (added) vocabulary.terms.push_back(&it->first);
-      ids.push_back(it->second);
+      const Field field = t < text_end ? kText : t < path_end ? kPath : kSectionField;
+      occurrences.push_back(std::uint64_t{it->second} << 2 | field);
     }
-    std::sort(ids.begin(), ids.end());
-    for (std::size_t t = 0; t < ids.size();) {
+    std::sort(occurrences.begin(), occurrences.end());
+    for (std::size_t t = 0; t < occurrences.size();) {
+      const auto id = static_cast<std::uint32_t>(occurrences[t] >> 2);
+      FieldCounts in_fields;
       std::size_t u = t;
-      while (u < ids.size() && ids[u] == ids[t]) ++u;
-      counted[i].emplace_back(ids[t], static_cast<std::uint32_t>(u - t));
+      for (; u < occurrences.size() && occurrences[u] >> 2 == id; ++u) {
+        in_fields.path += (occurrences[u] & 3) == kPath;
+        in_fields.section += (occurrences[u] & 3) == kSectionField;
+      }
+      counted[i].push_back({id, static_cast<std::uint32_t>(u - t), in_fields.packed()});
       t = u;
     }
   });
@@ -95,38 +144,52 @@ void InvertedIndex::write(const SegmentChunks& chunks, const AnalyzerSet& analyz
   const std::size_t vocabulary_size = term_offsets.size() - 1;
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t d) {
     const std::vector<std::uint32_t>& to_global = global_id[vocabulary_of[d]];
-    for (auto& [id, tf] : counted[d]) id = to_global[id];
+    for (Counted& term : counted[d]) term.id = to_global[term.id];
   });
 
   // Postings by counting sort: chunk ids come out ascending in every list.
   std::vector<std::uint64_t> counts(vocabulary_size + 1, 0);
   for (const auto& doc : counted)
-    for (const auto& [id, tf] : doc) ++counts[id + 1];
+    for (const Counted& term : doc) ++counts[term.id + 1];
   std::partial_sum(counts.begin(), counts.end(), counts.begin());
   const std::vector<std::uint64_t> posting_offsets = counts;
-  std::vector<std::uint32_t> posting_chunks(counts.back()), posting_frequencies(counts.back());
+  std::vector<std::uint32_t> posting_chunks(counts.back()), posting_frequencies(counts.back()), posting_fields(counts.back());
   for (std::size_t d = 0; d < n; ++d)
-    for (const auto& [id, tf] : counted[d]) {
-      const std::uint64_t at = counts[id]++;
+    for (const Counted& term : counted[d]) {
+      const std::uint64_t at = counts[term.id]++;
       posting_chunks[at] = static_cast<std::uint32_t>(d);
-      posting_frequencies[at] = tf;
+      posting_frequencies[at] = term.tf;
+      posting_fields[at] = term.fields;
     }
-  const std::uint64_t total = std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0});
   out.section(terms);
   out.section<std::uint64_t>(term_offsets);
   out.section<std::uint64_t>(posting_offsets);
   out.section<std::uint32_t>(posting_chunks);
   out.section<std::uint32_t>(posting_frequencies);
+  out.section<std::uint32_t>(posting_fields);
+  write_lengths(lengths, field_lengths, analyzer_of, out);
+}
+
+void InvertedIndex::write_lengths(std::span<const std::uint32_t> lengths, std::span<const std::uint32_t> field_lengths,
+                                  std::span<const std::uint32_t> analyzer_of, BinaryWriter& out) {
+  std::uint64_t totals[3] = {0, 0, 0};
+  for (std::size_t c = 0; c < lengths.size(); ++c) {
+    const FieldCounts f = FieldCounts::unpack(field_lengths[c]);
+    totals[0] += lengths[c];
+    totals[1] += f.path;
+    totals[2] += f.section;
+  }
   out.section<std::uint32_t>(lengths);
+  out.section<std::uint32_t>(field_lengths);
   out.section<std::uint32_t>(analyzer_of);
-  out.section<std::uint64_t>(std::span<const std::uint64_t>(&total, 1));
+  out.section<std::uint64_t>(totals);
 }
 
 void InvertedIndex::merge(const SegmentList& sources, std::span<const InvertedIndex* const> indexes, BinaryWriter& out) {
   const std::span<const Segment> segments = sources.segments();
   // The new id of every chunk kept, kGone for removed ones; lengths and analyzers of those kept.
   std::vector<std::vector<std::uint32_t>> new_id(segments.size());
-  std::vector<std::uint32_t> lengths, analyzer_of;
+  std::vector<std::uint32_t> lengths, field_lengths, analyzer_of;
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const InvertedIndex& index = *indexes[s];
     new_id[s].resize(index.chunk_count());
@@ -137,6 +200,7 @@ void InvertedIndex::merge(const SegmentList& sources, std::span<const InvertedIn
       }
       new_id[s][c] = static_cast<std::uint32_t>(lengths.size());
       lengths.push_back(index.length(c));
+      field_lengths.push_back(index.field_lengths(c).packed());
       analyzer_of.push_back(index.analyzer_of(c));
     }
   }
@@ -177,15 +241,20 @@ void InvertedIndex::merge(const SegmentList& sources, std::span<const InvertedIn
   out.section(terms);
   out.section<std::uint64_t>(term_offsets);
   out.section<std::uint64_t>(posting_offsets);
-  // Postings in two passes, chunk ids then frequencies, so that neither is gathered whole.
-  for (const bool ids : {true, false}) {
+  // Postings in three passes, chunk ids, frequencies, field frequencies, so that none is
+  // gathered whole.
+  for (const Section section : {kPostingChunks, kPostingFrequencies, kPostingFields}) {
     out.begin_section();
     std::vector<std::uint32_t> buffer;
     for (const auto& found : sources_of) {
       for (const auto& [s, id] : found) {
         const Postings p = indexes[s]->postings_of(id);
+        const std::span<const std::uint32_t> values = section == kPostingChunks      ? p.chunks
+                                                      : section == kPostingFrequencies ? p.frequencies
+                                                                                       : p.fields;
         for (std::size_t i = 0; i < p.chunks.size(); ++i)
-          if (const std::uint32_t c = new_id[s][p.chunks[i]]; c != kGone) buffer.push_back(ids ? c : p.frequencies[i]);
+          if (const std::uint32_t c = new_id[s][p.chunks[i]]; c != kGone)
+            buffer.push_back(section == kPostingChunks ? c : values[i]);
       }
       if (buffer.size() >= (1U << 16)) {
         out.append<std::uint32_t>(buffer);
@@ -195,10 +264,7 @@ void InvertedIndex::merge(const SegmentList& sources, std::span<const InvertedIn
     out.append<std::uint32_t>(buffer);
     out.end_section();
   }
-  const std::uint64_t total = std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0});
-  out.section<std::uint32_t>(lengths);
-  out.section<std::uint32_t>(analyzer_of);
-  out.section<std::uint64_t>(std::span<const std::uint64_t>(&total, 1));
+  write_lengths(lengths, field_lengths, analyzer_of, out);
 }
 
 InvertedIndex::InvertedIndex(const BinaryReader& in, std::size_t first, std::size_t chunks)
@@ -208,17 +274,19 @@ InvertedIndex::InvertedIndex(const BinaryReader& in, std::size_t first, std::siz
       posting_offsets_(in.array<std::uint64_t>(first + kPostingOffsets)),
       posting_chunks_(in.array<std::uint32_t>(first + kPostingChunks)),
       posting_frequencies_(in.array<std::uint32_t>(first + kPostingFrequencies)),
+      posting_fields_(in.array<std::uint32_t>(first + kPostingFields)),
       lengths_(in.array<std::uint32_t>(first + kLengths)),
-      analyzer_of_(in.array<std::uint32_t>(first + kAnalyzers)) {
-  const auto totals = in.array<std::uint64_t>(first + kTotals);
+      field_lengths_(in.array<std::uint32_t>(first + kFieldLengths)),
+      analyzer_of_(in.array<std::uint32_t>(first + kAnalyzers)),
+      totals_(in.array<std::uint64_t>(first + kTotals)) {
   // What can be checked without reading the postings: the rest is checked as it is read.
   const bool consistent = !term_offsets_.empty() && term_offsets_.back() == terms_.size() &&
                           posting_offsets_.size() == term_offsets_.size() &&
                           posting_offsets_.back() == posting_chunks_.size() &&
-                          posting_chunks_.size() == posting_frequencies_.size() && lengths_.size() == chunks &&
-                          analyzer_of_.size() == chunks && totals.size() == 1;
+                          posting_chunks_.size() == posting_frequencies_.size() &&
+                          posting_chunks_.size() == posting_fields_.size() && lengths_.size() == chunks &&
+                          field_lengths_.size() == chunks && analyzer_of_.size() == chunks && totals_.size() == 3;
   if (!consistent) in.damaged("does not match the chunks of its segment");
-  total_length_ = totals[0];
 }
 
 std::string_view InvertedIndex::term(std::size_t id) const {
@@ -241,7 +309,8 @@ InvertedIndex::Postings InvertedIndex::postings(std::string_view wanted) const {
 InvertedIndex::Postings InvertedIndex::postings_of(std::size_t id) const {
   const std::uint64_t begin = posting_offsets_[id], end = posting_offsets_[id + 1];
   if (begin > end || end > posting_chunks_.size()) damaged();
-  return {posting_chunks_.subspan(begin, end - begin), posting_frequencies_.subspan(begin, end - begin)};
+  return {posting_chunks_.subspan(begin, end - begin), posting_frequencies_.subspan(begin, end - begin),
+          posting_fields_.subspan(begin, end - begin)};
 }
 
 InvertedIndexSet::~InvertedIndexSet() = default;
@@ -269,18 +338,24 @@ void InvertedIndexSet::merge(const SegmentList& sources, const std::filesystem::
 void InvertedIndexSet::open(const SegmentList& segments) {
   parts_.clear();
   segments_ = &segments;
-  live_chunks_ = live_length_ = 0;
+  live_chunks_ = live_length_ = live_path_length_ = live_section_length_ = 0;
   for (const Segment& s : segments.segments()) {
     parts_.push_back(std::make_unique<Part>(s, format_));
     const InvertedIndex& index = parts_.back()->index;
     live_chunks_ += index.chunk_count();
     live_length_ += index.total_length();
+    live_path_length_ += index.total_path_length();
+    live_section_length_ += index.total_section_length();
     // Removed chunks leave the statistics: the lengths of the few there are.
     for (std::size_t word = 0; word < s.removed.size(); ++word)
       for (std::uint64_t bits = s.removed[word]; bits != 0; bits &= bits - 1) {
         const auto c = static_cast<std::uint32_t>(64 * word + static_cast<std::size_t>(__builtin_ctzll(bits)));
         if (c >= index.chunk_count() || index.length(c) > live_length_) index.damaged();
+        const FieldCounts f = index.field_lengths(c);
+        if (f.path > live_path_length_ || f.section > live_section_length_) index.damaged();
         live_length_ -= index.length(c);
+        live_path_length_ -= f.path;
+        live_section_length_ -= f.section;
         --live_chunks_;
       }
   }

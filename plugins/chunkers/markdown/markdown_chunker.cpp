@@ -358,6 +358,7 @@ struct Outline {
   std::vector<std::size_t> block_starts;   // top-level blocks and list items
   std::vector<std::size_t> nested_starts;  // other blocks inside block quotes and list items
   std::vector<ByteRange> verbatim;         // front matter, code blocks and tables, in order
+  std::vector<ByteRange> tables;           // from the header row to the last row
 };
 
 Outline outline(const SourceFile& file) {
@@ -395,7 +396,10 @@ Outline outline(const SourceFile& file) {
     if (start == kNone || is_table_part(block.type)) continue;
     (block.depth == 1 || block.type == MD_BLOCK_LI ? out.block_starts : out.nested_starts).push_back(start);
     if (block.type == MD_BLOCK_CODE) out.verbatim.push_back({start, code_end(text, block)});
-    if (block.type == MD_BLOCK_TABLE) out.verbatim.push_back({start, line_end(text, block.last - 1)});
+    if (block.type == MD_BLOCK_TABLE) {
+      out.verbatim.push_back({start, line_end(text, block.last - 1)});
+      out.tables.push_back(out.verbatim.back());
+    }
   }
   return out;
 }
@@ -474,6 +478,114 @@ std::vector<Section> sections(const Outline& outline) {
   return out;
 }
 
+/// A table's header row as its cells joined by " | ": "| Model | LoRA |" gives "Model | LoRA".
+std::string header_cells(std::string_view row) {
+  std::string out;
+  std::size_t begin = 0;
+  while (begin <= row.size()) {
+    const std::size_t end = std::min(row.find('|', begin), row.size());
+    const std::string_view cell = strip(row.substr(begin, end - begin));
+    if (!cell.empty()) out += (out.empty() ? "" : " | ") + std::string(cell);
+    begin = end + 1;
+  }
+  return out;
+}
+
+/// Adds to the header path of each span that starts inside a table below its header row the
+/// header's cells, so that a row is found by its columns' names as well as by its page's title.
+void name_table_rows(std::string_view text, const std::vector<ByteRange>& tables, std::vector<ChunkSpan>& spans) {
+  for (ChunkSpan& span : spans) {
+    const auto table = std::find_if(tables.begin(), tables.end(), [&](ByteRange t) {
+      return t.begin < span.bytes.begin && span.bytes.begin < t.end;
+    });
+    if (table == tables.end()) continue;
+    const std::string header = header_cells(line_at(text, table->begin));
+    if (header.empty()) continue;
+    span.section += (span.section.empty() ? "" : " > ") + header;
+  }
+}
+
+// Packs sections the way a recursive splitter packs: a section that fits, its subsections
+// included, is one piece; consecutive pieces that fit together are packed into one, named by the
+// header path they share; a section too long becomes its own text (cut by split_range) followed by
+// its subsections, packed in turn.
+class SectionPacker {
+ public:
+  SectionPacker(const SourceFile& file, const std::vector<Section>& parts,
+                const std::vector<std::vector<std::size_t>>& levels, SplitLimits limits)
+      : file_(file), parts_(parts), levels_(levels), limits_(limits) {}
+
+  std::vector<ChunkSpan> pack() {
+    // The document: the text before its first heading, then its top-level sections.
+    std::vector<std::size_t> top;
+    for (std::size_t i = 0; i < parts_.size(); i = subtree_end(i)) top.push_back(i);
+    pack_sections(top);
+    flush();
+    return std::move(out_);
+  }
+
+ private:
+  std::size_t end_of(std::size_t i) const { return i + 1 < parts_.size() ? parts_[i + 1].begin : file_.text().size(); }
+  std::size_t chars(ByteRange r) const { return file_.char_count(trim(file_.text(), r)); }
+  // One past the last section inside section i (its subsections); the text before the first
+  // heading (level 0) holds none.
+  std::size_t subtree_end(std::size_t i) const {
+    std::size_t j = i + 1;
+    while (parts_[i].level > 0 && j < parts_.size() && parts_[j].level > parts_[i].level) ++j;
+    return j;
+  }
+
+  void pack_sections(const std::vector<std::size_t>& sections) {
+    for (const std::size_t i : sections) {
+      const std::size_t end = subtree_end(i);
+      const ByteRange whole{parts_[i].begin, end_of(end - 1)};
+      if (chars(whole) <= limits_.max_chars) {
+        add(whole, parts_[i].path);
+        continue;
+      }
+      // Its own text, then its subsections.
+      const ByteRange own{parts_[i].begin, end_of(i)};
+      if (chars(own) <= limits_.max_chars) {
+        add(own, parts_[i].path);
+      } else {
+        flush();
+        for (const ByteRange piece : split_range(file_, own, levels_, limits_)) out_.push_back({piece, parts_[i].path});
+      }
+      std::vector<std::size_t> children;
+      for (std::size_t c = i + 1; c < end; c = subtree_end(c)) children.push_back(c);
+      pack_sections(children);
+    }
+  }
+
+  // Appends `range` to the piece being packed when both fit together, else starts a new one.
+  void add(ByteRange range, const std::string& path) {
+    if (trim(file_.text(), range).empty()) return;
+    if (open_ && chars({piece_.begin, range.end}) <= limits_.max_chars) {
+      piece_.end = range.end;
+      path_ = common_path(path_, path);
+      return;
+    }
+    flush();
+    open_ = true;
+    piece_ = range;
+    path_ = path;
+  }
+
+  void flush() {
+    if (open_) out_.push_back({trim(file_.text(), piece_), path_});
+    open_ = false;
+  }
+
+  const SourceFile& file_;
+  const std::vector<Section>& parts_;
+  const std::vector<std::vector<std::size_t>>& levels_;
+  SplitLimits limits_;
+  std::vector<ChunkSpan> out_;
+  bool open_ = false;  // a piece is being packed
+  ByteRange piece_;
+  std::string path_;
+};
+
 }  // namespace
 
 MarkdownChunker::MarkdownChunker(Options& options) {
@@ -482,6 +594,8 @@ MarkdownChunker::MarkdownChunker(Options& options) {
   limits_.overlap_chars = static_cast<std::size_t>(options.get_integer("overlap", 0, 0, max / 2));
   min_chars_ = static_cast<std::size_t>(options.get_integer(
       "min_chunk_size", std::min(static_cast<long long>(kDefaultMinChunkChars), max), 0, max));
+  pack_sections_ = options.get<bool>("pack_sections", pack_sections_);
+  table_header_ = options.get<bool>("table_header", table_header_);
   options.finish();
 }
 
@@ -493,6 +607,12 @@ std::vector<ChunkSpan> MarkdownChunker::chunk(const SourceFile& file) const {
   const auto end_of = [&](std::size_t i) { return i + 1 < parts.size() ? parts[i + 1].begin : text.size(); };
   const auto size_of = [&](ByteRange r) { return file.char_count(trim(text, r)); };
 
+  if (pack_sections_) {
+    std::vector<ChunkSpan> packed = SectionPacker(file, parts, levels, limits_).pack();
+    absorb_small_spans(file, packed, min_chars_, limits_.max_chars, " > ");
+    if (table_header_) name_table_rows(text, structure.tables, packed);
+    return packed;
+  }
   std::vector<ChunkSpan> out;
   for (std::size_t i = 0; i < parts.size();) {
     ByteRange range{parts[i].begin, end_of(i)};
@@ -518,6 +638,7 @@ std::vector<ChunkSpan> MarkdownChunker::chunk(const SourceFile& file) const {
     i = next;
   }
   absorb_small_spans(file, out, min_chars_, limits_.max_chars, " > ");
+  if (table_header_) name_table_rows(text, structure.tables, out);
   return out;
 }
 

@@ -16,7 +16,13 @@ class MarkdownChunker final : public Chunker {
   /// a section shorter than this takes in the following sections of the same or a deeper level,
   /// while it stays shorter than this and the result fits max_chunk_size, named by the header
   /// path all of them lie in; a piece still shorter is then merged with a neighbour
-  /// (absorb_small_spans).
+  /// (absorb_small_spans). pack_sections (default false): a file or section of at most
+  /// max_chunk_size, its subsections included, is one chunk, and consecutive sections that fit
+  /// together are packed into one, as a recursive splitter packs (no overlap then between
+  /// sections; a section too long is its own text, cut as above, then its subsections packed).
+  /// table_header (default false): a piece that starts inside a table, below its header row, has
+  /// the header's cells added to its header path ("Models > Text-only > Architecture | Models |
+  /// LoRA"), so that a row is found by its columns' names.
   explicit MarkdownChunker(Options& options);
 
   /// Spans in file order; ChunkSpan::section is the header path "Title > Section > Subsection",
@@ -26,6 +32,8 @@ class MarkdownChunker final : public Chunker {
  private:
   SplitLimits limits_;
   std::size_t min_chars_ = 0;
+  bool pack_sections_ = false;
+  bool table_header_ = false;
 };
 
 }  // namespace rag

@@ -15,14 +15,28 @@ constexpr std::size_t kMinCandidates = 1000;
 }  // namespace
 
 Bm25Retriever::Bm25Retriever(Options& options)
-    : parameters_(Bm25Parameters::from_options(options)), index_({"bm25.bin", "bm25", 2}) {  // 2: per segment, read in place
+    : parameters_(Bm25Parameters::from_options(options)), index_({"bm25.bin", "bm25", 3}) {  // 3: field counts
   fields_ = IndexedFields::from_options(options);
   Options feedback = options.child("feedback");
   feedback_.documents = static_cast<std::size_t>(feedback.get_integer("documents", 0, 0, 1000));
   feedback_.terms = static_cast<std::size_t>(feedback.get_integer("terms", 20, 1, 1000));
   feedback_.weight = feedback.get_number("weight", 0.2, 0.0, 1.0);
   feedback.finish();
+  for (double& b : field_weights_.b) b = parameters_.b;
+  if (options.has("fields")) {
+    Options fields = options.child("fields");
+    field_weights_.enabled = true;
+    static constexpr const char* kFieldNames[] = {"text", "path", "section"};
+    for (int f = 0; f < 3; ++f) {
+      Options field = fields.child(kFieldNames[f]);
+      field_weights_.weight[f] = field.get_number("weight", 1.0, 0.0, 100.0);
+      field_weights_.b[f] = field.get_number("b", parameters_.b, 0.0, 1.0);
+      field.finish();
+    }
+    fields.finish();
+  }
   file_weight_ = options.get_number("file_weight", 0.0, 0.0, 100.0);
+  path_weight_ = options.get_number("path_weight", 0.0, 0.0, 100.0);
   common_share_ = options.get_number("common_share", 1.0 / 16, 0.0, 1.0);
   Options analysis = options.child("analysis");
   analyzers_ = std::make_unique<AnalyzerSet>(analysis);
@@ -40,9 +54,15 @@ void Bm25Retriever::merge(const SegmentList& sources, const SegmentChunks&, cons
 void Bm25Retriever::open(const SegmentList& segments) {
   segments_ = &segments;
   index_.open(segments);
-  average_length_ = index_.live_chunks() > 0 && index_.live_length() > 0
-                        ? static_cast<double>(index_.live_length()) / static_cast<double>(index_.live_chunks())
-                        : 1.0;
+  const auto average = [&](std::uint64_t length) {
+    return index_.live_chunks() > 0 && length > 0 ? static_cast<double>(length) / static_cast<double>(index_.live_chunks())
+                                                  : 1.0;
+  };
+  average_length_ = average(index_.live_length());
+  const std::uint64_t fields = index_.live_path_length() + index_.live_section_length();
+  average_field_length_[0] = average(index_.live_length() - std::min(fields, index_.live_length()));
+  average_field_length_[1] = average(index_.live_path_length());
+  average_field_length_[2] = average(index_.live_section_length());
 }
 
 void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) const {
@@ -69,27 +89,68 @@ void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) 
     const auto df = static_cast<double>(t.postings.document_frequency);
     const double weight = t.weight * bm25_idf(parameters_, n, df);
     const bool opens = df <= common_share_ * n || scores.touched().size() < kMinCandidates;
-    switch (parameters_.variant) {  // a loop for each variant: the formula is chosen once a term
-      case Bm25Variant::robertson: add_postings<Bm25Variant::robertson>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
-      case Bm25Variant::lucene: add_postings<Bm25Variant::lucene>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
-      case Bm25Variant::bm25l: add_postings<Bm25Variant::bm25l>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
-      case Bm25Variant::bm25plus: add_postings<Bm25Variant::bm25plus>(t.postings, t.analyzer, single_analyzer, weight, opens, scores); break;
-    }
+    if (field_weights_.enabled) add_postings_of_variant<true>(t.postings, t.analyzer, single_analyzer, weight, opens, scores);
+    else add_postings_of_variant<false>(t.postings, t.analyzer, single_analyzer, weight, opens, scores);
   }
 }
 
-template <Bm25Variant V>
+template <bool PerField>
+void Bm25Retriever::add_postings_of_variant(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer,
+                                            bool single_analyzer, double weight, bool opens, ScoreAccumulator& scores) const {
+  switch (parameters_.variant) {  // a loop for each variant: the formula is chosen once a term
+    case Bm25Variant::robertson: return add_postings<Bm25Variant::robertson, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
+    case Bm25Variant::lucene: return add_postings<Bm25Variant::lucene, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
+    case Bm25Variant::bm25l: return add_postings<Bm25Variant::bm25l, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
+    case Bm25Variant::bm25plus: return add_postings<Bm25Variant::bm25plus, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
+  }
+}
+
+template <Bm25Variant V, bool PerField>
 void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer,
                                  bool single_analyzer, double weight, bool opens, ScoreAccumulator& scores) const {
   const Bm25Parameters p = parameters_;
-  // The length normalisation 1 - b + b |d| / avgdl, with the division by avgdl done once.
+  // The length normalisation 1 - b + b |d| / avgdl, with the division by avgdl done once; per
+  // field for BM25F.
   const double one_minus_b = 1.0 - p.b, b_per_length = p.b / average_length_;
-  index_.for_each_posting(postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf, std::uint32_t c) {
+  double field_one_minus_b[3], field_b_per_length[3];
+  for (int f = 0; f < 3; ++f) {
+    field_one_minus_b[f] = 1.0 - field_weights_.b[f];
+    field_b_per_length[f] = field_weights_.b[f] / average_field_length_[f];
+  }
+  const double* w = field_weights_.weight;
+  const double path_weight = path_weight_;
+  const auto visit = [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf, std::uint32_t c,
+                         FieldCounts in_fields) {
     // A term that does not open candidates adds only to chunks already scored: others cost a look.
     if ((!opens && !scores.has(id)) || (!single_analyzer && part.index.analyzer_of(c) != analyzer)) return;
-    const double norm = one_minus_b + b_per_length * part.index.length(c);
-    scores.add(id, weight * bm25_tf_weight<V>(p, tf, norm));
-  });
+    if (path_weight > 0 && in_fields.path > 0) {
+      const double path_norm = field_one_minus_b[1] + field_b_per_length[1] * part.index.field_lengths(c).path;
+      scores.add(id, path_weight * weight * bm25_tf_weight<V>(p, in_fields.path, path_norm));
+    }
+    if constexpr (PerField) {
+      const std::uint32_t length = part.index.length(c);
+      const FieldCounts lengths = part.index.field_lengths(c);
+      const std::uint32_t text_tf = tf - std::min(tf, in_fields.path + in_fields.section);
+      const std::uint32_t text_length = length - std::min(length, lengths.path + lengths.section);
+      // Each field's frequency, weighted and normalised by its length: the field's norm is at
+      // least 1 - b > 0, or b = 1 and an empty field (no frequency to divide) when it is 0.
+      double pseudo_tf = 0;
+      if (text_tf > 0) pseudo_tf += w[0] * text_tf / (field_one_minus_b[0] + field_b_per_length[0] * text_length);
+      if (in_fields.path > 0) pseudo_tf += w[1] * in_fields.path / (field_one_minus_b[1] + field_b_per_length[1] * lengths.path);
+      if (in_fields.section > 0)
+        pseudo_tf += w[2] * in_fields.section / (field_one_minus_b[2] + field_b_per_length[2] * lengths.section);
+      if (pseudo_tf > 0) scores.add(id, weight * bm25_tf_weight<V>(p, pseudo_tf, 1.0));
+    } else {
+      const double norm = one_minus_b + b_per_length * part.index.length(c);
+      scores.add(id, weight * bm25_tf_weight<V>(p, tf, norm));
+    }
+  };
+  if (PerField || path_weight > 0) {
+    index_.for_each_posting(postings, visit);
+  } else {  // the field counts are not read: a posting costs what it did before they were stored
+    index_.for_each_posting(postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf,
+                                          std::uint32_t c) { visit(id, part, tf, c, FieldCounts{}); });
+  }
 }
 
 Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, const std::vector<Hit>& top) const {

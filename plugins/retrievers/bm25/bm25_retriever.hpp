@@ -15,7 +15,8 @@ namespace rag {
 class Bm25Retriever final : public Retriever {
  public:
   /// Options: variant (robertson | lucene | bm25l | bm25plus), k1, b, delta (see
-  /// Bm25Parameters), index_path, index_section (see IndexedFields), analysis (see AnalyzerSet),
+  /// Bm25Parameters), index_path, index_section, index_title (see IndexedFields), fields (see
+  /// FieldWeights), analysis (see AnalyzerSet),
   /// feedback (see Feedback), file_weight: each chunk also gets file_weight times the best
   /// score of another chunk of its file, so that files that match as a whole rise together, and
   /// common_share (default 1/16): once rarer query terms have found 1000 candidate chunks, a
@@ -32,6 +33,19 @@ class Bm25Retriever final : public Retriever {
     double weight = 0.2;
   };
 
+  /// BM25F (Robertson and Zaragoza, "The Probabilistic Relevance Framework", 2009): the text,
+  /// path and section fields of a chunk each weigh a term's frequency by their `weight` and
+  /// normalise it by their own length against their own average (`b`), and the sum is
+  /// saturated once (k1): a title word counts more than a body word, and a long body does not
+  /// dilute it. Option `fields: {text: {weight, b}, path: {weight, b}, section: {weight, b}}`
+  /// (weights default to 1, b to the retriever's b); without it, a chunk's fields are scored as
+  /// one text.
+  struct FieldWeights {
+    bool enabled = false;
+    double weight[3] = {1, 1, 1};  ///< text, path, section
+    double b[3] = {0.75, 0.75, 0.75};  ///< the retriever's b unless given
+  };
+
   void build(const SegmentChunks& chunks, const std::filesystem::path& dir) override;
   bool updatable() const override { return true; }
   void merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) override;
@@ -42,8 +56,11 @@ class Bm25Retriever final : public Retriever {
   /// Query terms with weights, per analyzer of the AnalyzerSet.
   using WeightedTerms = std::vector<std::vector<std::pair<std::string, double>>>;
   void score(const WeightedTerms& terms, ScoreAccumulator& scores) const;
-  /// Adds a term's postings to `scores` (see score()).
-  template <Bm25Variant V>
+  /// Adds a term's postings to `scores` (see score()), BM25F when PerField.
+  template <bool PerField>
+  void add_postings_of_variant(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer,
+                               bool single_analyzer, double weight, bool opens, ScoreAccumulator& scores) const;
+  template <Bm25Variant V, bool PerField>
   void add_postings(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer, bool single_analyzer,
                     double weight, bool opens, ScoreAccumulator& scores) const;
   WeightedTerms expand(const WeightedTerms& terms, const std::vector<Hit>& top) const;
@@ -53,12 +70,15 @@ class Bm25Retriever final : public Retriever {
   IndexedFields fields_;
   std::unique_ptr<AnalyzerSet> analyzers_;
   Feedback feedback_;
+  FieldWeights field_weights_;
   double file_weight_ = 0;
+  double path_weight_ = 0;
   double common_share_ = 1.0 / 16;
 
   InvertedIndexSet index_;
   const SegmentList* segments_ = nullptr;
   double average_length_ = 1.0;
+  double average_field_length_[3] = {1.0, 1.0, 1.0};  ///< text, path, section
 };
 
 }  // namespace rag

@@ -6,7 +6,7 @@
 
 namespace rag {
 
-TfidfRetriever::TfidfRetriever(Options& options) : index_({"tfidf.bin", "tfidf", 2}) {  // 2: per segment, read in place
+TfidfRetriever::TfidfRetriever(Options& options) : index_({"tfidf.bin", "tfidf", 3}) {  // 3: field counts
   const std::string tf = options.get_choice("tf", "log", {"raw", "log", "binary"});
   tf_ = tf == "raw" ? TermFrequency::raw : tf == "log" ? TermFrequency::log : TermFrequency::binary;
   const std::string idf = options.get_choice("idf", "smooth", {"smooth", "plain", "none"});
