@@ -16,6 +16,7 @@
 #include "rag/answers.hpp"
 #include "rag/context.hpp"
 #include "rag/dataset.hpp"
+#include "rag/definitions.hpp"
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
@@ -216,6 +217,7 @@ int answer_dataset(const cli::Invocation& inv) {
 
   const auto count = [&](std::string_view word) { return chunks_holding(index, word); };
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
+  std::vector<std::string> queries;    // and how retrieval read it (translated)
   json document;
   if (from_results) {
     document = json::parse(read_file(input));
@@ -226,7 +228,8 @@ int answer_dataset(const cli::Invocation& inv) {
     searched.k = k;
     for (const auto& q : questions) {
       const auto start = Clock::now();
-      hits.push_back(index.search(loaded.stages.translator().translate(q.text, count), k));
+      queries.push_back(loaded.stages.translator().translate(q.text, count));
+      hits.push_back(index.search(queries.back(), k));
       const double search_ms = milliseconds_since(start);  // as search_questions() times it
       searched.results.push_back({q.id, q.text, to_sources(index, hits.back()), search_ms});
       progress.advance();
@@ -253,10 +256,11 @@ int answer_dataset(const cli::Invocation& inv) {
           throw Error(input.string() + ": search result " + std::to_string(i + 1) + " (" + result.question_id + "): " +
                       e.what());
         }
+        request.query = loaded.stages.translator().translate(request.question, count);
       } else {
-        request = assembler.assemble(questions[i].text, hits[i]);
+        request = assembler.assemble(questions[i].text, with_definitions(index, queries[i], hits[i]));
+        request.query = queries[i];
       }
-      request.query = loaded.stages.translator().translate(request.question, count);
       const auto start = Clock::now();
       const WrittenAnswer written =
           write_answer(request, loaded.stages.generator(), meter, loaded.stages.context());

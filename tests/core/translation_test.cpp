@@ -61,6 +61,16 @@ TEST(Translation, TheCorpusChoosesAmongTranslations) {
   EXPECT_THAT(query, AllOf(HasSubstr("set up"), HasSubstr("server"), Not(HasSubstr("waiter")), Not(HasSubstr("install"))));
 }
 
+TEST(Translation, AWordTheCorpusNeverUsesStaysUnknownWordsGo) {
+  const QueryTranslator translator = fixture_translator();
+  // "mémoire": the dictionary knows it, the corpus uses none of its senses: its first stays, so
+  // that answering sees a word no source speaks of. "gâteau": not in the dictionary (a form it
+  // may lack), left out.
+  const auto none = [](std::string_view) { return std::size_t{0}; };
+  const std::string query = translator.translate("Quelle mémoire du gâteau ?", none);
+  EXPECT_THAT(query, AllOf(HasSubstr("memory"), Not(HasSubstr("recollection")), Not(HasSubstr("gâteau"))));
+}
+
 TEST(Translation, RussianReadsAnEnglishDictionaryBackwards) {
   const QueryTranslator translator = fixture_translator();
   // "запускать" is given first for "start" (and later for "launch"); "модели" is a form of "модель".

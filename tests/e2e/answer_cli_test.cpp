@@ -98,6 +98,56 @@ TEST_F(AnswerCliTest, EvaluateAnswersAgainstFacts) {
   expect_error("evaluate_answers answers/facts.json --facts other.json", "which the facts file does not have");
 }
 
+// "Where is X defined?", "the default of X", "what does x_y mean": the definition is looked up
+// and comes first among the sources, while the places that use the name rank first in search.
+TEST_F(AnswerCliTest, DefinitionsAskedForComeFirstAmongTheSources) {
+  dir_.write("repo/pkg/cache.py", R"(from dataclasses import dataclass
+
+
+@dataclass
+class CacheConfig:
+    """Configuration of the KV cache blocks."""
+
+    block_size: int = 16
+    """Size of a cache block, in tokens."""
+    swap_space: float = 4
+    """Size of the CPU swap space per GPU, in GiB."""
+)");
+  dir_.write("repo/pkg/planner.py", R"(def plan_swap(swap_space, cache_config):
+    """Plans the swap space: swap_space from the cache config, swap_space doubled."""
+    swap_space = cache_config.swap_space * 2  # the swap_space of the CacheConfig, doubled
+    return swap_space
+
+
+def describe_cache(CacheConfig):
+    """Describes a CacheConfig: CacheConfig block size and CacheConfig swap space."""
+    return str(CacheConfig)
+)");
+  dir_.write("repo/tests/test_cache.py", "def test_swap():\n    swap_space: float = 8\n    assert swap_space\n");
+  index();
+  const auto first_source = [&](const std::string& question) {
+    // Support is another matter (rag/support.hpp): a corpus of a few chunks supports little.
+    const Outcome r = rag("answer '" + question + "' --pipeline pipeline.yaml --k 3 --set context.min_support=0");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(r.out);
+  };
+  const json where = first_source("Where is CacheConfig defined?");
+  ASSERT_FALSE(where["sources"].empty());
+  EXPECT_EQ(where["sources"][0]["file_path"], "repo/pkg/cache.py");
+  EXPECT_THAT(where["answer"].get<std::string>(), HasSubstr("repo/pkg/cache.py"));
+  const json fallback = first_source("What is the default swap_space?");
+  EXPECT_EQ(fallback["sources"][0]["file_path"], "repo/pkg/cache.py");
+  EXPECT_THAT(fallback["answer"].get<std::string>(), HasSubstr("swap_space: float = 4"));
+  const json meaning = first_source("What does swap_space mean?");
+  EXPECT_THAT(meaning["answer"].get<std::string>(), HasSubstr("CPU swap space per GPU"));
+  // Search itself is not changed: the uses rank first there.
+  const json search = json::parse(rag("search 'Where is CacheConfig defined?' --pipeline pipeline.yaml --k 1").out);
+  EXPECT_EQ(search["retrieved_chunks"][0]["file_path"], "repo/pkg/planner.py");
+  // A name nothing defines adds no source.
+  const json none = first_source("Where is NoSuchThing defined?");
+  for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/pkg/cache.py");
+}
+
 TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
   ASSERT_EQ(rag("search_dataset --dataset_path answered.json --save_directory results --k 5 "
                              "--pipeline pipeline.yaml").status, 0);

@@ -146,17 +146,17 @@ TEST(ExtractiveGenerator, DeclinesWithAnEmptyAnswerWhenNothingCoversTheQuestion)
 }
 
 TEST(ExtractiveGenerator, TellsWhatIsAsked) {
-  using Kind = ExtractiveGenerator::QuestionKind;
-  EXPECT_EQ(ExtractiveGenerator::kind_of("What is PagedAttention?"), Kind::what_is);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("What does KV cache mean?"), Kind::what_is);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("What is the shape of the array returned by the metadata builder?"), Kind::other);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("How do I start the server?"), Kind::how_to);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("Which options does vllm serve take?"), Kind::options);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("What is the default value of gpu_memory_utilization?"), Kind::default_value);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("Where is the scheduler implemented?"), Kind::where);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("Where can I find the docs?"), Kind::other);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("Why is the first request slow?"), Kind::why);
-  EXPECT_EQ(ExtractiveGenerator::kind_of("how start run OpenAI server"), Kind::how_to);  // a translated question
+  using Kind = QuestionKind;
+  EXPECT_EQ(question_kind("What is PagedAttention?"), Kind::what_is);
+  EXPECT_EQ(question_kind("What does KV cache mean?"), Kind::what_is);
+  EXPECT_EQ(question_kind("What is the shape of the array returned by the metadata builder?"), Kind::other);
+  EXPECT_EQ(question_kind("How do I start the server?"), Kind::how_to);
+  EXPECT_EQ(question_kind("Which options does vllm serve take?"), Kind::options);
+  EXPECT_EQ(question_kind("What is the default value of gpu_memory_utilization?"), Kind::default_value);
+  EXPECT_EQ(question_kind("Where is the scheduler implemented?"), Kind::where);
+  EXPECT_EQ(question_kind("Where can I find the docs?"), Kind::other);
+  EXPECT_EQ(question_kind("Why is the first request slow?"), Kind::why);
+  EXPECT_EQ(question_kind("how start run OpenAI server"), Kind::how_to);  // a translated question
 }
 
 TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {

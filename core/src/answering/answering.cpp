@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "rag/definitions.hpp"
 #include "rag/language.hpp"
 
 namespace rag {
@@ -37,7 +38,7 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
   const auto start = std::chrono::steady_clock::now();
   const std::string query =
       translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
-  const std::vector<Hit> hits = index.search(query, k);
+  const std::vector<Hit> hits = with_definitions(index, query, index.search(query, k));
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();
   out.request = assembler.assemble(question, hits);

@@ -635,8 +635,17 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       const std::vector<std::string> kept = best(candidates);
       for (const auto& translation : kept) add(translation);
       const std::string latin = code == "ru" ? transliterated(w) : "";
+      bool used = !kept.empty();
       for (const std::string& own : {t.text, latin})
-        if (!own.empty() && (!corpus_count ? kept.empty() : corpus_count(own) > 0)) add(own);
+        if (!own.empty() && (!corpus_count ? kept.empty() : corpus_count(own) > 0)) {
+          add(own);
+          used = true;
+        }
+      // A word the dictionary knows but the corpus never uses in any of its senses still belongs
+      // to the question: it matches nothing, but answering must know that no source speaks of
+      // it ("gâteau": cake). A word the dictionary does not know may be a form it lacks, and is
+      // left out.
+      if (!used && !candidates.empty()) add(candidates.front());
     }
   }
   return query.empty() ? std::string(question) : query;

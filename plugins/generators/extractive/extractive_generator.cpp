@@ -7,6 +7,7 @@
 #include <set>
 
 #include "rag/language.hpp"
+#include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"
 #include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
@@ -339,45 +340,6 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
   return answer;
 }
 
-ExtractiveGenerator::QuestionKind ExtractiveGenerator::kind_of(std::string_view query) {
-  std::string q(query);
-  for (char& c : q)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  const auto starts = [&](std::string_view prefix) { return q.rfind(prefix, 0) == 0; };
-  const auto has_word = [&](std::string_view word) {
-    for (std::size_t at = q.find(word); at != std::string::npos; at = q.find(word, at + 1)) {
-      const bool before = at == 0 || std::isalnum(static_cast<unsigned char>(q[at - 1])) == 0;
-      const bool after = at + word.size() >= q.size() || std::isalnum(static_cast<unsigned char>(q[at + word.size()])) == 0;
-      if (before && after) return true;
-    }
-    return false;
-  };
-  if (has_word("default") || has_word("defaults")) return QuestionKind::default_value;
-  // Where code lives; "where can I find information about ..." asks for a pointer, like any question.
-  if ((starts("where") && (has_word("implemented") || has_word("defined") || has_word("located") ||
-                           has_word("declared") || has_word("implementation") || has_word("definition"))) ||
-      has_word("which file") || has_word("which module"))
-    return QuestionKind::where;
-  if (starts("why")) return QuestionKind::why;
-  if (starts("how")) return QuestionKind::how_to;
-  for (const std::string_view word : {"options", "flags", "parameters", "arguments", "settings", "values", "methods",
-                                      "backends", "models", "formats", "types", "modes", "kinds", "ways"})
-    if ((starts("which") || starts("what")) && has_word(word)) return QuestionKind::options;
-  // "What is X?" with a short X, or "what does X mean": a definition. A longer "what is the N of
-  // ..." asks for a fact, not a definition.
-  if (starts("what") && (has_word("mean") || has_word("do") || has_word("does") || has_word("control") ||
-                         has_word("controls")) && q.size() < 60)
-    return QuestionKind::what_is;
-  for (const std::string_view opening : {"what is ", "what are ", "what's ", "what "}) {
-    if (!starts(opening)) continue;
-    std::size_t words = 0;
-    for (std::size_t i = opening.size(); i < q.size(); ++i)
-      words += q[i] != ' ' && (i == opening.size() || q[i - 1] == ' ');
-    return words <= 4 ? QuestionKind::what_is : QuestionKind::other;
-  }
-  return QuestionKind::other;
-}
-
 namespace {
 
 std::string lowered(std::string_view text) {
@@ -400,8 +362,8 @@ bool gives_value(std::string_view code) {
 }
 
 // Words of a question that say what kind of answer it wants rather than what it is about.
-bool is_marker(ExtractiveGenerator::QuestionKind kind, const std::string& word) {
-  using Kind = ExtractiveGenerator::QuestionKind;
+bool is_marker(QuestionKind kind, const std::string& word) {
+  using Kind = QuestionKind;
   static const std::set<std::string> defaults = {"default", "defaults", "value", "values"};
   static const std::set<std::string> places = {"implemented", "defined", "located", "declared", "implementation",
                                                "definition", "file", "module", "class", "function"};
@@ -427,9 +389,9 @@ std::string short_name(const Evidence& e) {
 }
 
 // A unit's weight for the kind of question asked: the shape of evidence that answers it.
-double shape_weight(ExtractiveGenerator::QuestionKind kind, const ExtractiveGenerator::Unit& u,
+double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
                     const std::vector<std::string>& defined) {
-  using Kind = ExtractiveGenerator::QuestionKind;
+  using Kind = QuestionKind;
   switch (kind) {
     case Kind::what_is: {
       if (u.code) return gives_value(u.text) ? 1.0 : 0.5;  // a field brings its docstring
@@ -469,7 +431,7 @@ double shape_weight(ExtractiveGenerator::QuestionKind kind, const ExtractiveGene
 
 std::string ExtractiveGenerator::compose(const GenerationRequest& request) const {
   const std::string& query = request.query.empty() ? request.question : request.query;
-  const QuestionKind kind = kind_of(query);
+  const QuestionKind kind = question_kind(query);
   // The sources' units, then those of the sections and definitions around the best sources (the
   // parents), counted as their source's: a definition's docstring or a section's first sentence
   // may lie outside the chunk that matched.

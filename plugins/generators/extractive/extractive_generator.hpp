@@ -19,6 +19,7 @@
 #include "rag/analyzer.hpp"
 #include "rag/generator.hpp"
 #include "rag/options.hpp"
+#include "rag/question_kind.hpp"
 
 namespace rag {
 
@@ -44,19 +45,6 @@ class ExtractiveGenerator final : public Generator {
     bool item = false;             ///< a list item, a table row or a comment line
     bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
   };
-  /// What a question asks, which decides the shape of evidence that answers it best.
-  enum class QuestionKind {
-    what_is,        ///< "What is X?": a sentence that defines X
-    how_to,         ///< "How do I ...?": the command or code, and the sentence that announces it
-    options,        ///< "Which options ...?": list items and table rows
-    default_value,  ///< "What is the default of X?": the field or assignment giving X a value, and its docstring
-    where,          ///< "Where is X implemented?": the qualified name and the file
-    why,            ///< "Why ...?": a sentence that gives a reason
-    other
-  };
-  /// The kind of `query`, an English question (a translated one starts with its question word).
-  static QuestionKind kind_of(std::string_view query);
-
   /// The units of one source, in text order, by its kind: Python is code statements plus
   /// docstring and comment sentences; anything else is read as Markdown: sentences, list items
   /// and table rows (links reduced to their words), with fenced code as statements. Headings,

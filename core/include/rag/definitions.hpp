@@ -1,0 +1,30 @@
+#pragma once
+// The definitions a question asks about. "Where is SamplingParams defined?", "What is the default
+// of max_logprobs?" or "What does swap_space control?" are answered by the class, function or
+// field that defines the name, while retrieval ranks first the many places that use it. Answering
+// looks the definitions up and puts them first among the sources (`rag answer`, `rag serve`,
+// `answer_dataset --dataset_path`); search results are not changed.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rag/index.hpp"
+
+namespace rag {
+
+/// The names `question` writes as code, in order, each once: words with an underscore
+/// (gpu_memory_utilization), with a capital after a lower-case letter (SamplingParams), or of
+/// two capitals or more and no lower-case letter (LLM), and dotted names, which give their last
+/// part (vllm.LLM: LLM; vllm.entrypoints.llm.LLM.generate: generate).
+std::vector<std::string> code_names(std::string_view question);
+
+/// `hits` (the question's retrieval results, best first) with the chunks that define what the
+/// question asks about moved or added first, as many hits as before, when its kind asks for a
+/// definition: a "where" question, the class or function whose qualified name ends with a name
+/// it writes as code; a "default" question, or a "what does x_y mean" one, the code that gives a
+/// value to one of its words at the start of a line (`name: T = v`, `name = v`, not a keyword
+/// argument `name=v`), in the class it names when it names one. Candidates are the index's best
+/// chunks for the name (and that class). A definition added takes the best score of `hits`.
+std::vector<Hit> with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits);
+
+}  // namespace rag

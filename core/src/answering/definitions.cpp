@@ -1,0 +1,246 @@
+#include "rag/definitions.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <tuple>
+
+#include "rag/analyzer.hpp"
+#include "rag/question_kind.hpp"
+
+namespace rag {
+namespace {
+
+// The index's best chunks for a name that are looked at: a definition of a common name ranks
+// below the places that use it, rarely below this.
+constexpr std::size_t kCandidates = 1000;
+// Definitions put first: one per name asked about, two at most, so that retrieval's own best
+// sources still come next.
+constexpr std::size_t kMaxDefinitions = 2;
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+bool is_class_like(std::string_view name) {
+  return std::any_of(name.begin(), name.end(), is_upper) && name.find('_') == std::string_view::npos;
+}
+
+// The last level of a qualified name or header path: "vllm.config.ModelConfig" gives
+// "ModelConfig", "ns::f" gives "f".
+std::string_view last_part(std::string_view section) {
+  for (const std::string_view separator : {" > ", "::", "."}) {
+    const std::size_t cut = section.rfind(separator);
+    if (cut != std::string_view::npos) return section.substr(cut + separator.size());
+  }
+  return section;
+}
+
+// Whether `text` declares `name` as a class, a function or a struct.
+bool declares(std::string_view text, std::string_view name) {
+  for (const std::string_view keyword : {"class ", "def ", "struct "}) {
+    const std::string declaration = std::string(keyword) + std::string(name);
+    for (std::size_t at = text.find(declaration); at != std::string_view::npos; at = text.find(declaration, at + 1)) {
+      const std::size_t end = at + declaration.size();
+      if ((at == 0 || !is_name_char(text[at - 1])) && (end == text.size() || !is_name_char(text[end]))) return true;
+    }
+  }
+  return false;
+}
+
+// How a line of `code` gives `name` a value at its start: 3 for a field with a type and a literal
+// value (`name: int = 4`, a dataclass field or a parameter), 2 with another value, 1 for an
+// assignment (`name = 4`), one more with a docstring under it, 0 for none. A keyword argument (`name=4`, no space before '=') passes a value, it does not define one.
+int gives_value(std::string_view code, std::string_view name) {
+  int best = 0;
+  for (std::size_t begin = 0; begin < code.size();) {
+    std::size_t end = code.find('\n', begin);
+    if (end == std::string_view::npos) end = code.size();
+    std::string_view line = code.substr(begin, end - begin);
+    begin = end + 1;
+    line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+    if (line.substr(0, name.size()) != name || (line.size() > name.size() && is_name_char(line[name.size()]))) continue;
+    std::string_view rest = line.substr(name.size());
+    const std::size_t spaces = std::min(rest.find_first_not_of(" \t"), rest.size());
+    rest.remove_prefix(spaces);
+    const std::size_t equals = rest.find('=');
+    const bool assigns = equals != std::string_view::npos && rest.substr(equals, 2) != "==";
+    if (!assigns) continue;
+    // A literal value (a number, a string, True, None, ...) is the default itself; another name
+    // (`= ModelConfig.max_logprobs`) points to it.
+    std::string_view value = rest.substr(equals + 1);
+    value.remove_prefix(std::min(value.find_first_not_of(" \t"), value.size()));
+    const bool literal = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) != 0 ||
+                                            std::string_view("\"'-[({").find(value[0]) != std::string_view::npos ||
+                                            value.starts_with("True") || value.starts_with("False") ||
+                                            value.starts_with("None"));
+    // A field documented by the string under it (a dataclass's attribute docstring) is the
+    // definition users read.
+    std::string_view next = code.substr(std::min(begin, code.size()));
+    next.remove_prefix(std::min(next.find_first_not_of(" \t"), next.size()));
+    const int documented = next.starts_with("\"\"\"") || next.starts_with("'''") ? 1 : 0;
+    if (rest.substr(0, 1) == ":" && rest.substr(0, 2) != "::") best = std::max(best, (literal ? 3 : 2) + documented);
+    else if (rest.substr(0, 1) == "=" && spaces > 0) best = std::max(best, 1 + documented);
+  }
+  return best;
+}
+
+bool is_code(std::string_view kind) { return kind != "markdown" && kind != "text"; }
+
+// The runs of letters, digits and '_' of `text`, in order; with `dots`, joined by '.' between them
+// ("vllm.LLM" is one run).
+std::vector<std::string_view> name_runs(std::string_view text, bool dots) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_name_char(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() &&
+           (is_name_char(text[end]) || (dots && text[end] == '.' && end + 1 < text.size() && is_name_char(text[end + 1]))))
+      ++end;
+    out.push_back(text.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+// The words of a question in lower case that are not stopwords nor say that a default is asked
+// ("the default temperature": temperature), which a "default" question may name a field by.
+std::vector<std::string> plain_words(std::string_view question) {
+  std::vector<std::string> out;
+  for (const std::string_view word : name_runs(question, false)) {
+    if (word.size() < 3 || !std::all_of(word.begin(), word.end(), is_lower) || is_stopword("english", word)) continue;
+    if (word == "default" || word == "defaults" || word == "value" || word == "values") continue;
+    if (std::find(out.begin(), out.end(), word) == out.end()) out.emplace_back(word);
+  }
+  return out;
+}
+
+struct Found {
+  Hit hit;
+  int strength = 0;
+  bool test = false;
+};
+
+// Whether `path` is a test's: code there uses names (fixtures) rather than defines them.
+bool is_test_path(std::string_view path) {
+  const std::string_view file = path.substr(path.rfind('/') + 1);
+  return path.find("/tests/") != std::string_view::npos || path.find("/test/") != std::string_view::npos ||
+         file.starts_with("test_") || path.starts_with("tests/");
+}
+
+// The best definition among the index's best chunks for `query`: by `strength_of` (0: not one),
+// outside tests, then by retrieval order.
+template <typename Strength>
+std::optional<Hit> best_definition(const Index& index, const std::string& query, Strength strength_of) {
+  std::optional<Found> best;
+  for (const Hit& hit : index.search(query, kCandidates)) {
+    const ChunkView chunk = index.chunk(hit.chunk);
+    if (!is_code(chunk.kind)) continue;
+    const Found found{hit, strength_of(chunk), is_test_path(chunk.file_path)};
+    if (found.strength > 0 && (!best || std::tie(found.strength, best->test) > std::tie(best->strength, found.test)))
+      best = found;
+  }
+  if (!best) return std::nullopt;
+  return best->hit;
+}
+
+// Whether the qualified name `section` has `name` as one of its levels.
+bool has_level(std::string_view section, std::string_view name) {
+  for (std::size_t at = section.find(name); at != std::string_view::npos; at = section.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at == 0 || !is_name_char(section[at - 1])) && (end == section.size() || !is_name_char(section[end]))) return true;
+  }
+  return false;
+}
+
+// The class or function `name`, in the files of the index's best chunks for the name that have
+// it as a level of their qualified name or declare it (the class's own methods rank well; its
+// declaration, with a long docstring, may not).
+std::optional<Hit> declaration(const Index& index, const std::string& name) {
+  std::vector<std::string> files;
+  for (const Hit& hit : index.search(name, kCandidates)) {
+    const ChunkView chunk = index.chunk(hit.chunk);
+    if (!is_code(chunk.kind) || (!has_level(chunk.section, name) && !declares(chunk.text, name))) continue;
+    const std::string file(chunk.file_path);
+    if (std::find(files.begin(), files.end(), file) != files.end()) continue;
+    files.push_back(file);
+    // The first chunk named after it, in a file that declares it (a short declaration line may
+    // have been merged into the chunk before, which is named otherwise); else the chunk that
+    // declares it (a small class may be part of its module's chunk).
+    std::optional<Hit> named, declaring;
+    for (const std::uint32_t id : index.chunks_of(file)) {
+      const ChunkView c = index.chunk(id);
+      if (!declaring && declares(c.text, name)) declaring = Hit{id, hit.score};
+      if (!named && last_part(c.section) == name) named = Hit{id, hit.score};
+    }
+    if (named && declaring) return named;
+    if (declaring) return declaring;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> code_names(std::string_view question) {
+  std::vector<std::string> out;
+  for (const std::string_view whole : name_runs(question, true)) {
+    const bool dotted = whole.find('.') != std::string_view::npos && whole.size() >= 5;
+    const std::string_view word = last_part(whole);
+    const bool letters = std::any_of(word.begin(), word.end(), [](char c) { return is_lower(c) || is_upper(c); });
+    bool camel = false;
+    for (std::size_t c = 1; c < word.size(); ++c) camel = camel || (is_lower(word[c - 1]) && is_upper(word[c]));
+    const bool capitals = std::count_if(word.begin(), word.end(), is_upper) >= 2 && std::none_of(word.begin(), word.end(), is_lower);
+    const bool underscore = word.find('_') != std::string_view::npos;
+    if (letters && (camel || capitals || underscore || dotted) && std::find(out.begin(), out.end(), word) == out.end())
+      out.emplace_back(word);
+  }
+  return out;
+}
+
+std::vector<Hit> with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits) {
+  const QuestionKind kind = question_kind(question);
+  const std::vector<std::string> names = code_names(question);
+  std::vector<Hit> found;
+  const auto add = [&](std::optional<Hit> hit) {
+    if (hit && found.size() < kMaxDefinitions &&
+        std::none_of(found.begin(), found.end(), [&](const Hit& h) { return h.chunk == hit->chunk; }))
+      found.push_back(*hit);
+  };
+  if (kind == QuestionKind::where) {
+    for (const std::string& name : names) add(declaration(index, name));
+  } else if (kind == QuestionKind::default_value || kind == QuestionKind::what_is) {
+    // The fields asked about: names with an underscore, and for a "default" question its plain
+    // words too ("the default temperature"); a class it names is where they should be.
+    std::vector<std::string> owners, fields;
+    for (const std::string& name : names) (is_class_like(name) ? owners : fields).push_back(name);
+    if (kind == QuestionKind::default_value)
+      for (const std::string& word : plain_words(question))
+        if (std::find(fields.begin(), fields.end(), word) == fields.end()) fields.push_back(word);
+    std::string in_owners;
+    for (const std::string& owner : owners) in_owners += " " + owner;
+    for (const std::string& field : fields)
+      add(best_definition(index, field + in_owners, [&](const ChunkView& c) {
+        const int value = gives_value(c.text, field);
+        if (value == 0) return 0;
+        const bool in_owner = std::any_of(owners.begin(), owners.end(), [&](const std::string& owner) {
+          return c.section.find(owner) != std::string_view::npos;
+        });
+        return value + (in_owner ? 3 : 0);
+      }));
+  }
+  if (found.empty()) return hits;
+  const std::size_t size = hits.size();
+  const double best_score = hits.empty() ? 0.0 : hits.front().score;
+  std::erase_if(hits, [&](const Hit& h) {
+    return std::any_of(found.begin(), found.end(), [&](const Hit& f) { return f.chunk == h.chunk; });
+  });
+  for (Hit& f : found) f.score = best_score;
+  hits.insert(hits.begin(), found.begin(), found.end());
+  hits.resize(std::max(size, found.size()));
+  return hits;
+}
+
+}  // namespace rag

@@ -1,0 +1,47 @@
+#include "rag/question_kind.hpp"
+
+#include <cctype>
+#include <string>
+
+namespace rag {
+
+QuestionKind question_kind(std::string_view question) {
+  std::string q(question);
+  for (char& c : q)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const auto starts = [&](std::string_view prefix) { return q.rfind(prefix, 0) == 0; };
+  const auto has_word = [&](std::string_view word) {
+    for (std::size_t at = q.find(word); at != std::string::npos; at = q.find(word, at + 1)) {
+      const bool before = at == 0 || std::isalnum(static_cast<unsigned char>(q[at - 1])) == 0;
+      const bool after = at + word.size() >= q.size() || std::isalnum(static_cast<unsigned char>(q[at + word.size()])) == 0;
+      if (before && after) return true;
+    }
+    return false;
+  };
+  if (has_word("default") || has_word("defaults")) return QuestionKind::default_value;
+  // Where code lives; "where can I find information about ..." asks for a pointer, like any question.
+  if ((starts("where") && (has_word("implemented") || has_word("defined") || has_word("located") ||
+                           has_word("declared") || has_word("implementation") || has_word("definition"))) ||
+      has_word("which file") || has_word("which module"))
+    return QuestionKind::where;
+  if (starts("why")) return QuestionKind::why;
+  if (starts("how")) return QuestionKind::how_to;
+  for (const std::string_view word : {"options", "flags", "parameters", "arguments", "settings", "values", "methods",
+                                      "backends", "models", "formats", "types", "modes", "kinds", "ways"})
+    if ((starts("which") || starts("what")) && has_word(word)) return QuestionKind::options;
+  // "What is X?" with a short X, or "what does X mean": a definition. A longer "what is the N of
+  // ..." asks for a fact, not a definition.
+  if (starts("what") && (has_word("mean") || has_word("do") || has_word("does") || has_word("control") ||
+                         has_word("controls")) && q.size() < 60)
+    return QuestionKind::what_is;
+  for (const std::string_view opening : {"what is ", "what are ", "what's ", "what "}) {
+    if (!starts(opening)) continue;
+    std::size_t words = 0;
+    for (std::size_t i = opening.size(); i < q.size(); ++i)
+      words += q[i] != ' ' && (i == opening.size() || q[i - 1] == ' ');
+    return words <= 4 ? QuestionKind::what_is : QuestionKind::other;
+  }
+  return QuestionKind::other;
+}
+
+}  // namespace rag

@@ -1,0 +1,33 @@
+// The names a question writes as code (rag/definitions.hpp) and the kind of a question
+// (rag/question_kind.hpp), which decide whether answering looks a definition up.
+#include "rag/definitions.hpp"
+#include "rag/question_kind.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace rag {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(CodeNames, IdentifiersClassesAndAcronymsOnce) {
+  EXPECT_THAT(code_names("What is the default gpu_memory_utilization of SamplingParams?"),
+              ElementsAre("gpu_memory_utilization", "SamplingParams"));
+  EXPECT_THAT(code_names("Where is the LLM class defined? Is vllm.LLM the LLM?"), ElementsAre("LLM"));
+  EXPECT_THAT(code_names("Where is `vllm.entrypoints.llm.LLM.generate`?"), ElementsAre("generate"));
+  EXPECT_THAT(code_names("How do I start the server? What is PagedAttention, or V1?"), ElementsAre("PagedAttention"));
+  EXPECT_THAT(code_names("what is __init__ for"), ElementsAre("__init__"));
+  EXPECT_THAT(code_names("Why is it slow? 1_000 ___"), IsEmpty());
+}
+
+TEST(QuestionKinds, DefinitionsAreAskedByWhereDefaultAndMeaning) {
+  EXPECT_EQ(question_kind("Where is SamplingParams defined?"), QuestionKind::where);
+  EXPECT_EQ(question_kind("What is the default swap_space?"), QuestionKind::default_value);
+  EXPECT_EQ(question_kind("What does swap_space mean?"), QuestionKind::what_is);
+  EXPECT_EQ(question_kind("How do I set swap_space?"), QuestionKind::how_to);
+}
+
+}  // namespace
+}  // namespace rag
