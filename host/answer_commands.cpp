@@ -244,6 +244,7 @@ int answer_dataset(const cli::Invocation& inv) {
     Progress progress("answering", total);
     for (std::size_t i = 0; i < total; ++i) {
       GenerationRequest request;
+      bool defined = false;
       if (from_results) {
         const SearchResult& result = results.results[i];
         std::vector<SourceSpan> spans;
@@ -258,12 +259,14 @@ int answer_dataset(const cli::Invocation& inv) {
         }
         request.query = loaded.stages.translator().translate(request.question, count);
       } else {
-        request = assembler.assemble(questions[i].text, with_definitions(index, queries[i], hits[i]));
+        const WithDefinitions found = with_definitions(index, queries[i], hits[i]);
+        request = assembler.assemble(questions[i].text, found.hits);
+        defined = found.definitions > 0;
         request.query = queries[i];
       }
       const auto start = Clock::now();
       const WrittenAnswer written =
-          write_answer(request, loaded.stages.generator(), meter, loaded.stages.context());
+          write_answer(request, loaded.stages.generator(), meter, loaded.stages.context(), defined);
       records.push_back(record_of(written, request, milliseconds_since(start)));
       progress.advance();
     }

@@ -96,10 +96,16 @@ std::size_t read_count(const po::variables_map& vm, const std::string& name) {
 
 void add_format_option(po::options_description& options) {
   options.add_options()("format", po::value<std::string>(),
-                        "text (for people; the default on a terminal) or json (the default otherwise)");
+                        "text (for people; the default on a terminal) or json (the default otherwise)")(
+      "json", "the same as --format json");
 }
 
 Format read_format(const po::variables_map& vm) {
+  if (vm.count("json")) {
+    if (vm.count("format") && vm["format"].as<std::string>() != "json")
+      throw Error("--json and --format " + vm["format"].as<std::string>() + " disagree; give one of them");
+    return Format::json;
+  }
   if (!vm.count("format")) return ::isatty(STDOUT_FILENO) == 1 ? Format::text : Format::json;
   const std::string format = vm["format"].as<std::string>();
   if (format == "text") return Format::text;

@@ -66,7 +66,7 @@ std::size_t read_count(const po::variables_map& vm, const std::string& name);
 /// How a command prints its result: for people (text, the default on a terminal) or for
 /// programs (JSON, the default when stdout is not a terminal).
 enum class Format { text, json };
-/// Adds --format.
+/// Adds --format, and --json for --format json.
 void add_format_option(po::options_description& options);
 /// The --format given, or the default for where stdout goes.
 Format read_format(const po::variables_map& vm);

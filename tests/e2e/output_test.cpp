@@ -89,6 +89,11 @@ TEST_F(OutputTest, TextShowsPlacesAndTheMatchingLines) {
   EXPECT_THAT(answered.out, HasSubstr("[1] " + first["file_path"].get<std::string>() + ":" +
                                       std::to_string(first["first_line"].get<int>())));
   expect_error("search port --format yaml --pipeline pipeline.yaml", "--format must be text or json, got 'yaml'");
+  // --json is --format json.
+  const json with_flag = json::parse(rag("answer How is the TCP port number parsed --pipeline pipeline.yaml -k 3 --json").out);
+  EXPECT_EQ(with_flag["answer"], as_json["answer"]);
+  EXPECT_EQ(with_flag["sources"], as_json["sources"]);
+  expect_error("search port --json --format text --pipeline pipeline.yaml", "--json and --format text disagree");
 }
 
 TEST_F(OutputTest, QueriesTypedAsPeopleTypeThem) {

@@ -44,8 +44,11 @@ struct AnsweredQuestion {
 /// and was not translated: its words cannot be measured against English sources), or when the
 /// generator's answer is empty;
 /// else the generator's answer. With request.on_text set, a declining answer is handed to it too.
+/// `defined`: the first sources are the definitions the question asks about (rag/definitions.hpp),
+/// found by name, which answers the question whatever its words' support (a translated question's
+/// words are loose).
 WrittenAnswer write_answer(const GenerationRequest& request, Generator& generator, const SupportMeter& meter,
-                           const ContextConfig& config);
+                           const ContextConfig& config, bool defined = false);
 
 /// Answers `question` from the best `k` chunks of `index`, retrieved for the question as
 /// `translator` renders it. `on_sources`, when given, is called with the assembled request (its

@@ -25,6 +25,10 @@ std::vector<std::string> code_names(std::string_view question);
 /// value to one of its words at the start of a line (`name: T = v`, `name = v`, not a keyword
 /// argument `name=v`), in the class it names when it names one. Candidates are the index's best
 /// chunks for the name (and that class). A definition added takes the best score of `hits`.
-std::vector<Hit> with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits);
+struct WithDefinitions {
+  std::vector<Hit> hits;
+  std::size_t definitions = 0;  ///< how many of the first hits are definitions looked up
+};
+WithDefinitions with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits);
 
 }  // namespace rag

@@ -15,13 +15,13 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 WrittenAnswer write_answer(const GenerationRequest& request, Generator& generator, const SupportMeter& meter,
-                           const ContextConfig& config) {
+                           const ContextConfig& config, bool defined) {
   WrittenAnswer out;
   out.support = meter.measure(request, config.score_knee);
   // Support is measured in English words: a question left in another language (no dictionary
   // for it) is the generator's to judge.
   const bool measurable = request.language == "en" || request.query != request.question;
-  if (out.support.value >= config.min_support || !measurable) out.text = generator.generate(request);
+  if (out.support.value >= config.min_support || !measurable || defined) out.text = generator.generate(request);
   if (out.text.find_first_not_of(" \t\r\n") == std::string::npos) {
     out.answered = false;
     out.text = std::string(no_answer_text(request.language));
@@ -38,16 +38,17 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
   const auto start = std::chrono::steady_clock::now();
   const std::string query =
       translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
-  const std::vector<Hit> hits = with_definitions(index, query, index.search(query, k));
+  const WithDefinitions found = with_definitions(index, query, index.search(query, k));
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();
-  out.request = assembler.assemble(question, hits);
+  out.request = assembler.assemble(question, found.hits);
   out.request.query = query;
   out.timings.context_ms = milliseconds_since(context_start);
   if (on_sources) on_sources(out.request, out.timings);
   out.request.on_text = std::move(on_text);
   const auto generation_start = std::chrono::steady_clock::now();
-  WrittenAnswer written = write_answer(out.request, generator, SupportMeter(index), assembler.config());
+  WrittenAnswer written =
+      write_answer(out.request, generator, SupportMeter(index), assembler.config(), found.definitions > 0);
   out.answer = std::move(written.text);
   out.answered = written.answered;
   out.support = written.support;

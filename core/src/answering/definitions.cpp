@@ -36,13 +36,15 @@ std::string_view last_part(std::string_view section) {
   return section;
 }
 
-// Whether `text` declares `name` as a class, a function or a struct.
-bool declares(std::string_view text, std::string_view name) {
+// Whether `text` declares `name` as a class, a function or a struct; with `top`, only after a
+// line break (not a method or a nested class, which are indented).
+bool declares(std::string_view text, std::string_view name, bool top = false) {
   for (const std::string_view keyword : {"class ", "def ", "struct "}) {
     const std::string declaration = std::string(keyword) + std::string(name);
     for (std::size_t at = text.find(declaration); at != std::string_view::npos; at = text.find(declaration, at + 1)) {
       const std::size_t end = at + declaration.size();
-      if ((at == 0 || !is_name_char(text[at - 1])) && (end == text.size() || !is_name_char(text[end]))) return true;
+      const bool starts = top ? at > 0 && text[at - 1] == '\n' : at == 0 || !is_name_char(text[at - 1]);
+      if (starts && (end == text.size() || !is_name_char(text[end]))) return true;
     }
   }
   return false;
@@ -66,14 +68,14 @@ int gives_value(std::string_view code, std::string_view name) {
     const std::size_t equals = rest.find('=');
     const bool assigns = equals != std::string_view::npos && rest.substr(equals, 2) != "==";
     if (!assigns) continue;
-    // A literal value (a number, a string, True, None, ...) is the default itself; another name
+    // A literal value (a number, a string, True, a list, ...) is the default itself; another name
     // (`= ModelConfig.max_logprobs`) points to it.
     std::string_view value = rest.substr(equals + 1);
     value.remove_prefix(std::min(value.find_first_not_of(" \t"), value.size()));
+    // None says that the value is decided elsewhere.
     const bool literal = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) != 0 ||
                                             std::string_view("\"'-[({").find(value[0]) != std::string_view::npos ||
-                                            value.starts_with("True") || value.starts_with("False") ||
-                                            value.starts_with("None"));
+                                            value.starts_with("True") || value.starts_with("False"));
     // A field documented by the string under it (a dataclass's attribute docstring) is the
     // definition users read.
     std::string_view next = code.substr(std::min(begin, code.size()));
@@ -158,9 +160,11 @@ bool has_level(std::string_view section, std::string_view name) {
 
 // The class or function `name`, in the files of the index's best chunks for the name that have
 // it as a level of their qualified name or declare it (the class's own methods rank well; its
-// declaration, with a long docstring, may not).
+// declaration, with a long docstring, may not). Outside tests first, then declared at the top of
+// its file (not a method of that name), then by retrieval order.
 std::optional<Hit> declaration(const Index& index, const std::string& name) {
   std::vector<std::string> files;
+  std::optional<Found> best;
   for (const Hit& hit : index.search(name, kCandidates)) {
     const ChunkView chunk = index.chunk(hit.chunk);
     if (!is_code(chunk.kind) || (!has_level(chunk.section, name) && !declares(chunk.text, name))) continue;
@@ -171,15 +175,25 @@ std::optional<Hit> declaration(const Index& index, const std::string& name) {
     // have been merged into the chunk before, which is named otherwise); else the chunk that
     // declares it (a small class may be part of its module's chunk).
     std::optional<Hit> named, declaring;
+    bool top = false;  // not a method: named in a module, or declared at the start of a line
     for (const std::uint32_t id : index.chunks_of(file)) {
       const ChunkView c = index.chunk(id);
-      if (!declaring && declares(c.text, name)) declaring = Hit{id, hit.score};
-      if (!named && last_part(c.section) == name) named = Hit{id, hit.score};
+      if (!declaring && declares(c.text, name)) {
+        declaring = Hit{id, hit.score};
+        top = top || declares(c.text, name, true);
+      }
+      if (!named && last_part(c.section) == name) {
+        named = Hit{id, hit.score};
+        const std::string_view parent = c.section.substr(0, c.section.size() - std::min(c.section.size(), name.size() + 1));
+        top = !is_class_like(last_part(parent));
+      }
     }
-    if (named && declaring) return named;
-    if (declaring) return declaring;
+    if (!declaring) continue;
+    const Found found{named ? *named : *declaring, top ? 1 : 0, is_test_path(file)};
+    if (!best || std::tie(found.test, best->strength) < std::tie(best->test, found.strength)) best = found;
   }
-  return std::nullopt;
+  if (!best) return std::nullopt;
+  return best->hit;
 }
 
 }  // namespace
@@ -200,7 +214,7 @@ std::vector<std::string> code_names(std::string_view question) {
   return out;
 }
 
-std::vector<Hit> with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits) {
+WithDefinitions with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits) {
   const QuestionKind kind = question_kind(question);
   const std::vector<std::string> names = code_names(question);
   std::vector<Hit> found;
@@ -231,7 +245,7 @@ std::vector<Hit> with_definitions(const Index& index, std::string_view question,
         return value + (in_owner ? 3 : 0);
       }));
   }
-  if (found.empty()) return hits;
+  if (found.empty()) return {std::move(hits), 0};
   const std::size_t size = hits.size();
   const double best_score = hits.empty() ? 0.0 : hits.front().score;
   std::erase_if(hits, [&](const Hit& h) {
@@ -240,7 +254,7 @@ std::vector<Hit> with_definitions(const Index& index, std::string_view question,
   for (Hit& f : found) f.score = best_score;
   hits.insert(hits.begin(), found.begin(), found.end());
   hits.resize(std::max(size, found.size()));
-  return hits;
+  return {std::move(hits), found.size()};
 }
 
 }  // namespace rag

@@ -20,8 +20,10 @@ QuestionKind question_kind(std::string_view question) {
   };
   if (has_word("default") || has_word("defaults")) return QuestionKind::default_value;
   // Where code lives; "where can I find information about ..." asks for a pointer, like any question.
-  if ((starts("where") && (has_word("implemented") || has_word("defined") || has_word("located") ||
-                           has_word("declared") || has_word("implementation") || has_word("definition"))) ||
+  // A translated question may say "define" or name the "class" rather than say "defined".
+  if ((starts("where") && (has_word("implemented") || has_word("defined") || has_word("define") || has_word("located") ||
+                           has_word("declared") || has_word("implementation") || has_word("definition") ||
+                           has_word("class") || has_word("function"))) ||
       has_word("which file") || has_word("which module"))
     return QuestionKind::where;
   if (starts("why")) return QuestionKind::why;

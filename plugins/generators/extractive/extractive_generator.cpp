@@ -408,6 +408,8 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
     }
     case Kind::how_to:
       if (u.code) return 1.15;
+      // A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
+      if (u.text.find('`') != std::string::npos || u.text.find(" --") != std::string::npos) return 1.35;
       return u.ends_with_colon ? 1.2 : contains_any(u.text, {"you can", "use ", "run ", "set ", "pass ", "add "}) ? 1.15 : 1.0;
     case Kind::default_value:
       if (u.code) return gives_value(u.text) ? 1.6 : 0.8;
