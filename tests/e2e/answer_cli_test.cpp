@@ -143,6 +143,10 @@ def describe_cache(CacheConfig):
   // Search itself is not changed: the uses rank first there.
   const json search = json::parse(rag("search 'Where is CacheConfig defined?' --pipeline pipeline.yaml --k 1").out);
   EXPECT_EQ(search["retrieved_chunks"][0]["file_path"], "repo/pkg/planner.py");
+  // The definition found by name answers the question, however little support its other words give.
+  const json plain = json::parse(rag("answer 'Where is CacheConfig defined?' --pipeline pipeline.yaml --k 3").out);
+  EXPECT_EQ(plain["answered"], true);
+  EXPECT_LT(plain["support"].get<double>(), 0.36);
   // A name nothing defines adds no source.
   const json none = first_source("Where is NoSuchThing defined?");
   for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/pkg/cache.py");
