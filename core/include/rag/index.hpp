@@ -109,6 +109,10 @@ class Index final : public ChunkSource {
   /// retriever's warnings about these results (see warn_search) go to `warnings`, or, without
   /// it, to stderr, each message once per Index.
   std::vector<Hit> search(std::string_view query, std::size_t k, std::vector<std::string>* warnings = nullptr) const;
+  /// How many chunks search() finds for `query`, `limit` at most: how common a word is, as
+  /// answering weighs it. Remembered per Index (it never changes), so that a word asked again
+  /// costs a lookup, not a search; thread-safe.
+  std::size_t count_found(std::string_view query, std::size_t limit) const;
   /// Short description of the search strategy, e.g. "bm25 over python, markdown, text chunks".
   const std::string& strategy() const { return strategy_; }
   /// Whether the file `file_path` names changed on disk since it was indexed (size and time, then

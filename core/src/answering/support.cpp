@@ -91,7 +91,7 @@ std::string stated_text(const Evidence& evidence) {
 
 std::size_t chunks_holding(const Index& index, std::string_view word) {
   if (word.find_first_not_of(" \t\r\n") == std::string_view::npos) return 0;
-  return index.search(word, kCommonChunks).size();
+  return index.count_found(word, kCommonChunks);
 }
 
 SupportMeter::SupportMeter(const Index& index) : index_(index), analyzer_(AnalyzerConfig{}) {}

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "index_folder.hpp"
@@ -137,6 +138,7 @@ struct Index::Opened {
   mutable std::mutex mutex;
   mutable std::map<std::string, bool, std::less<>> changed;  // changed_files() answers, by file
   mutable std::set<std::string> warned;                       // retriever warnings shown on stderr
+  mutable std::unordered_map<std::string, std::size_t> found;  // count_found() answers, by limit and query
 };
 
 namespace {
@@ -260,6 +262,22 @@ std::vector<Hit> Index::search(std::string_view query, std::size_t k, std::vecto
     if (h.chunk >= id_limit() || opened_->list->is_removed(h.chunk))
       throw Error("the retriever returned a chunk that is not in the index");
   return drop_repeats(hits, *this, k);
+}
+
+std::size_t Index::count_found(std::string_view query, std::size_t limit) const {
+  // Bounded: a long-running server asked many different words forgets them all now and then.
+  constexpr std::size_t kRemembered = 1 << 16;
+  std::string key = std::to_string(limit) + ' ';
+  key += query;
+  {
+    const std::lock_guard lock(opened_->mutex);
+    if (const auto it = opened_->found.find(key); it != opened_->found.end()) return it->second;
+  }
+  const std::size_t count = search(query, limit).size();
+  const std::lock_guard lock(opened_->mutex);
+  if (opened_->found.size() >= kRemembered) opened_->found.clear();
+  opened_->found.emplace(std::move(key), count);
+  return count;
 }
 
 bool Index::changed_since_indexing(std::string_view file_path) const {
