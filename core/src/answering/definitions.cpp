@@ -253,8 +253,9 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
   });
   for (Hit& f : found) f.score = best_score;
   hits.insert(hits.begin(), found.begin(), found.end());
-  hits.resize(std::max(size, found.size()));
-  return {std::move(hits), found.size()};
+  hits.resize(size == 0 ? found.size() : size);  // as many sources as asked for
+  const std::size_t definitions = std::min(found.size(), hits.size());
+  return {std::move(hits), definitions};
 }
 
 }  // namespace rag
