@@ -38,6 +38,29 @@ def f(x):
   EXPECT_THAT(stated, HasSubstr("PROMPTS"));
 }
 
+TEST(StatedText, StringsOnTheirOwnLinesInsideBracketsAreData) {
+  const std::string stated = stated_text(evidence("python", R"(PROMPTS = [
+    "What is the capital of Italy famous for?",
+    'Describe this image',
+]
+call(
+    "Paris",
+)
+
+
+class A:
+    """The class A."""
+
+    x: int = 1
+    """The field x."""
+)"));
+  EXPECT_THAT(stated, Not(HasSubstr("Italy")));
+  EXPECT_THAT(stated, Not(HasSubstr("image")));
+  EXPECT_THAT(stated, Not(HasSubstr("Paris")));
+  EXPECT_THAT(stated, HasSubstr("The class A."));
+  EXPECT_THAT(stated, HasSubstr("The field x."));
+}
+
 TEST(StatedText, MarkdownKeepsProseAndDropsTheLiteralsOfFencedCode) {
   const std::string text = "Score pairs of texts:\n\n```bash\ncurl -d '{\n  \"text_1\": \"capital of France\"\n}'\n```\n\n"
                            "The capital of the project is its docs.";

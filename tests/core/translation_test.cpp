@@ -69,6 +69,8 @@ TEST(Translation, AWordTheCorpusNeverUsesStaysUnknownWordsGo) {
   const auto none = [](std::string_view) { return std::size_t{0}; };
   const std::string query = translator.translate("Quelle mémoire du gâteau ?", none);
   EXPECT_THAT(query, AllOf(HasSubstr("memory"), Not(HasSubstr("recollection")), Not(HasSubstr("gâteau"))));
+  // A capitalised word no dictionary knows is a name, written alike in every language: it stays.
+  EXPECT_THAT(translator.translate("Quelle mémoire pour Quijote ?", none), HasSubstr("Quijote"));
 }
 
 TEST(Translation, RussianReadsAnEnglishDictionaryBackwards) {

@@ -40,12 +40,18 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
              (delimiter.size() == 3 || multiline || code[end] != '\n'))
         end += code[end] == '\\' ? 2 : 1;
       end = std::min(end + (end < code.size() && code[end] != '\n' ? delimiter.size() : 0), code.size());
-      // A statement's first string (after at most a prefix such as r or b) is a docstring.
+      // A statement's first string (after at most a prefix such as r or b) is a docstring; a
+      // string that starts a line inside brackets or after an operator (a list of prompts) is
+      // data.
       const std::size_t line = code.rfind('\n', i == 0 ? 0 : i - 1);
       const std::string_view before = code.substr(line == std::string_view::npos || i == 0 ? 0 : line + 1,
                                                   i - (line == std::string_view::npos || i == 0 ? 0 : line + 1));
       const std::string_view lead = before.substr(std::min(before.find_first_not_of(" \t"), before.size()));
-      const bool docstring = docstrings && lead.size() <= 2 &&
+      // `out` ends with this line's text before the string; what precedes that is above it.
+      const std::size_t above = out.size() - std::min(out.size(), before.size());
+      const std::size_t last = above == 0 ? std::string::npos : out.find_last_not_of(" \t\r\n", above - 1);
+      const bool continues = last != std::string::npos && std::string_view(",([{=+\\").find(out[last]) != std::string_view::npos;
+      const bool docstring = docstrings && !continues && lead.size() <= 2 &&
                              lead.find_first_not_of("rRbBuUfF") == std::string_view::npos;
       out.append(docstring ? code.substr(i, end - i) : std::string_view(delimiter + delimiter));
       i = end;

@@ -427,6 +427,14 @@ struct Token {
   bool keep = false;  // an identifier, a command, a name: not translated
 };
 
+// Whether `word` starts with a capital letter, Latin or Cyrillic.
+bool is_capitalised(const std::string& word) {
+  auto i = 0;
+  UChar32 c = 0;
+  U8_NEXT(reinterpret_cast<const uint8_t*>(word.data()), i, static_cast<int32_t>(word.size()), c);
+  return c > 0 && u_isupper(c);
+}
+
 bool is_cyrillic_text(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) == 0xD0 || static_cast<unsigned char>(c) == 0xD1; });
 }
@@ -646,6 +654,9 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       // it ("gâteau": cake). A word the dictionary does not know may be a form it lacks, and is
       // left out.
       if (!used && !candidates.empty()) add(candidates.front());
+      // A capitalised word no dictionary knows, inside the question, is a name ("Don Quijote"):
+      // names are written alike in every language, and one the corpus never uses must count.
+      if (!used && candidates.empty() && &t != &tokens.front() && is_capitalised(t.text)) add(t.text);
     }
   }
   return query.empty() ? std::string(question) : query;
