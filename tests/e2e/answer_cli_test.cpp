@@ -124,6 +124,9 @@ def describe_cache(CacheConfig):
     return str(CacheConfig)
 )");
   dir_.write("repo/tests/test_cache.py", "def test_swap():\n    swap_space: float = 8\n    assert swap_space\n");
+  dir_.write("repo/pkg/block_allocator.py", "def take(free):\n    \"\"\"Takes a free block.\"\"\"\n    return free.pop()\n");
+  dir_.write("repo/pkg/engine.py", "def step(blocks):\n    \"\"\"The block allocator gives blocks; the allocator of "
+                                   "blocks is asked for a block.\"\"\"\n    return blocks\n");
   index();
   const auto first_source = [&](const std::string& question) {
     // Support is another matter (rag/support.hpp): a corpus of a few chunks supports little.
@@ -147,6 +150,13 @@ def describe_cache(CacheConfig):
   const json plain = json::parse(rag("answer 'Where is CacheConfig defined?' --pipeline pipeline.yaml --k 3").out);
   EXPECT_EQ(plain["answered"], true);
   EXPECT_LT(plain["support"].get<double>(), 0.36);
+  // No name written as code: the file named by the question's words.
+  const json named = first_source("Where is the block allocator implemented?");
+  ASSERT_FALSE(named["sources"].empty());
+  EXPECT_EQ(named["sources"][0]["file_path"], "repo/pkg/block_allocator.py");
+  EXPECT_EQ(json::parse(rag("search 'Where is the block allocator implemented?' --pipeline pipeline.yaml --k 1").out)
+                ["retrieved_chunks"][0]["file_path"],
+            "repo/pkg/engine.py");
   // A name nothing defines adds no source.
   const json none = first_source("Where is NoSuchThing defined?");
   for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/pkg/cache.py");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "rag/analyzer.hpp"
@@ -196,6 +197,65 @@ std::optional<Hit> declaration(const Index& index, const std::string& name) {
   return best->hit;
 }
 
+// The words of a path: its folders' and file's names cut at '/', '_', '-' and '.'.
+std::vector<std::string> path_words(std::string_view path) {
+  std::vector<std::string> out;
+  std::string word;
+  for (const char c : path) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!word.empty()) {
+      out.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
+
+// "Where is the V1 scheduler implemented?" names no code, but the file that implements it is
+// named by its words (vllm/v1/core/sched/scheduler.py). Among the code files of the index's best
+// chunks for the question, the one whose path holds every word of the question that most of
+// those paths do not (a package's own name is in all of them), best ranked first: its first chunk.
+std::optional<Hit> named_file(const Index& index, std::string_view question) {
+  static const std::set<std::string, std::less<>> asking = {"where", "implemented", "defined", "define", "located",
+                                                            "declared", "implementation", "definition", "class",
+                                                            "function", "file", "module", "code", "source"};
+  std::vector<std::string> words;
+  for (const std::string_view run : name_runs(question, false)) {
+    std::string w(run);
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (w.size() >= 2 && !is_stopword("english", w) && !asking.count(w) && std::find(words.begin(), words.end(), w) == words.end())
+      words.push_back(std::move(w));
+  }
+  if (words.empty()) return std::nullopt;
+  std::vector<std::pair<std::string, Hit>> files;  // in retrieval order
+  for (const Hit& hit : index.search(question, kCandidates / 5)) {
+    const ChunkView chunk = index.chunk(hit.chunk);
+    const std::string file(chunk.file_path);
+    if (is_code(chunk.kind) && !is_test_path(file) &&
+        std::none_of(files.begin(), files.end(), [&](const auto& f) { return f.first == file; }))
+      files.emplace_back(file, hit);
+  }
+  std::vector<std::vector<std::string>> paths;
+  for (const auto& [file, hit] : files) paths.push_back(path_words(file));
+  const auto holds = [](const std::vector<std::string>& path, const std::string& w) {
+    return std::find(path.begin(), path.end(), w) != path.end();
+  };
+  std::vector<std::string> telling;
+  for (const std::string& w : words) {
+    const auto n = std::count_if(paths.begin(), paths.end(), [&](const auto& p) { return holds(p, w); });
+    if (n > 0 && static_cast<std::size_t>(n) * 2 < paths.size()) telling.push_back(w);
+  }
+  if (telling.empty()) return std::nullopt;
+  for (std::size_t f = 0; f < files.size(); ++f)
+    if (std::all_of(telling.begin(), telling.end(), [&](const std::string& w) { return holds(paths[f], w); })) {
+      const std::vector<std::uint32_t> chunks = index.chunks_of(files[f].first);
+      if (!chunks.empty()) return Hit{chunks.front(), files[f].second.score};
+    }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<std::string> code_names(std::string_view question) {
@@ -225,6 +285,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
   };
   if (kind == QuestionKind::where) {
     for (const std::string& name : names) add(declaration(index, name));
+    if (found.empty()) add(named_file(index, question));
   } else if (kind == QuestionKind::default_value || kind == QuestionKind::what_is) {
     // The fields asked about: names with an underscore, and for a "default" question its plain
     // words too ("the default temperature"); a class it names is where they should be.
