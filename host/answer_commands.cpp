@@ -258,11 +258,12 @@ int answer_dataset(const cli::Invocation& inv) {
                       e.what());
         }
         request.query = loaded.stages.translator().translate(request.question, count);
+        defined = sources_define(request.query, request.evidence);
       } else {
         const WithDefinitions found = with_definitions(index, queries[i], hits[i]);
         request = assembler.assemble(questions[i].text, found.hits);
-        defined = found.definitions > 0;
         request.query = queries[i];
+        defined = found.definitions > 0 || sources_define(request.query, request.evidence);
       }
       const auto start = Clock::now();
       const WrittenAnswer written =

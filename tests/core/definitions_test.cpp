@@ -22,6 +22,27 @@ TEST(CodeNames, IdentifiersClassesAndAcronymsOnce) {
   EXPECT_THAT(code_names("Why is it slow? 1_000 ___"), IsEmpty());
 }
 
+Evidence code(const std::string& text, const std::string& kind = "python") {
+  Evidence e;
+  e.kind = kind;
+  e.text = text;
+  return e;
+}
+
+TEST(SourcesDefine, TheDeclarationOrTheTypedFieldAskedAbout) {
+  const std::vector<Evidence> field = {code("class CacheConfig:\n    swap_space: float = 4\n    \"\"\"CPU swap space.\"\"\"\n")};
+  EXPECT_TRUE(sources_define("What is the default swap_space?", field));
+  EXPECT_TRUE(sources_define("What does swap_space mean?", field));
+  EXPECT_TRUE(sources_define("Where is CacheConfig defined?", field));
+  // Uses are not definitions: a keyword argument, an assignment without a type, another name.
+  EXPECT_FALSE(sources_define("What is the default swap_space?", {code("make(swap_space=4)\nswap_space = 8\n")}));
+  EXPECT_FALSE(sources_define("Where is CacheConfig defined?", {code("config = CacheConfig()\n")}));
+  EXPECT_FALSE(sources_define("What is the default block_size?", field));
+  // Prose is not a definition, nor is a question that asks for none.
+  EXPECT_FALSE(sources_define("What is the default swap_space?", {code("swap_space: float = 4", "markdown")}));
+  EXPECT_FALSE(sources_define("How do I set swap_space?", field));
+}
+
 TEST(QuestionKinds, DefinitionsAreAskedByWhereDefaultAndMeaning) {
   EXPECT_EQ(question_kind("Where is SamplingParams defined?"), QuestionKind::where);
   EXPECT_EQ(question_kind("What is the default swap_space?"), QuestionKind::default_value);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rag/generator.hpp"
 #include "rag/index.hpp"
 
 namespace rag {
@@ -30,5 +31,11 @@ struct WithDefinitions {
   std::size_t definitions = 0;  ///< how many of the first hits are definitions looked up
 };
 WithDefinitions with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits);
+
+/// Whether one of `evidence` (code) defines what `question` asks about, as with_definitions looks
+/// for it: declares a name a "where" question writes as code, or gives one of the fields a
+/// "default" question (or a "what does x_y mean") names a typed value (`name: T = v`). Such
+/// sources answer the question whatever the support of its other words.
+bool sources_define(std::string_view question, const std::vector<Evidence>& evidence);
 
 }  // namespace rag

@@ -48,7 +48,8 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
   out.request.on_text = std::move(on_text);
   const auto generation_start = std::chrono::steady_clock::now();
   WrittenAnswer written =
-      write_answer(out.request, generator, SupportMeter(index), assembler.config(), found.definitions > 0);
+      write_answer(out.request, generator, SupportMeter(index), assembler.config(),
+                   found.definitions > 0 || sources_define(query, out.request.evidence));
   out.answer = std::move(written.text);
   out.answered = written.answered;
   out.support = written.support;

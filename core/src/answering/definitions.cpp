@@ -274,38 +274,64 @@ std::vector<std::string> code_names(std::string_view question) {
   return out;
 }
 
-WithDefinitions with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits) {
+namespace {
+
+// What a question asks the definition of: the names of classes or functions ("where"), or the
+// fields to find a value of ("default", "what does x_y mean"), in the classes it names.
+struct Asked {
+  std::vector<std::string> declared;
+  std::vector<std::string> fields, owners;
+};
+
+Asked asked_about(std::string_view question) {
+  Asked asked;
   const QuestionKind kind = question_kind(question);
   const std::vector<std::string> names = code_names(question);
+  if (kind == QuestionKind::where) {
+    asked.declared = names;
+  } else if (kind == QuestionKind::default_value || kind == QuestionKind::what_is) {
+    // Names with an underscore, and for a "default" question its plain words too ("the default
+    // temperature"); a class it names is where they should be.
+    for (const std::string& name : names) (is_class_like(name) ? asked.owners : asked.fields).push_back(name);
+    if (kind == QuestionKind::default_value)
+      for (const std::string& word : plain_words(question))
+        if (std::find(asked.fields.begin(), asked.fields.end(), word) == asked.fields.end()) asked.fields.push_back(word);
+  }
+  return asked;
+}
+
+}  // namespace
+
+bool sources_define(std::string_view question, const std::vector<Evidence>& evidence) {
+  const Asked asked = asked_about(question);
+  return std::any_of(evidence.begin(), evidence.end(), [&](const Evidence& e) {
+    if (!is_code(e.kind)) return false;
+    return std::any_of(asked.declared.begin(), asked.declared.end(), [&](const std::string& n) { return declares(e.text, n); }) ||
+           std::any_of(asked.fields.begin(), asked.fields.end(), [&](const std::string& f) { return gives_value(e.text, f) >= 2; });
+  });
+}
+
+WithDefinitions with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits) {
+  const Asked asked = asked_about(question);
   std::vector<Hit> found;
   const auto add = [&](std::optional<Hit> hit) {
     if (hit && found.size() < kMaxDefinitions &&
         std::none_of(found.begin(), found.end(), [&](const Hit& h) { return h.chunk == hit->chunk; }))
       found.push_back(*hit);
   };
-  if (kind == QuestionKind::where) {
-    for (const std::string& name : names) add(declaration(index, name));
-    if (found.empty()) add(named_file(index, question));
-  } else if (kind == QuestionKind::default_value || kind == QuestionKind::what_is) {
-    // The fields asked about: names with an underscore, and for a "default" question its plain
-    // words too ("the default temperature"); a class it names is where they should be.
-    std::vector<std::string> owners, fields;
-    for (const std::string& name : names) (is_class_like(name) ? owners : fields).push_back(name);
-    if (kind == QuestionKind::default_value)
-      for (const std::string& word : plain_words(question))
-        if (std::find(fields.begin(), fields.end(), word) == fields.end()) fields.push_back(word);
-    std::string in_owners;
-    for (const std::string& owner : owners) in_owners += " " + owner;
-    for (const std::string& field : fields)
-      add(best_definition(index, field + in_owners, [&](const ChunkView& c) {
-        const int value = gives_value(c.text, field);
-        if (value == 0) return 0;
-        const bool in_owner = std::any_of(owners.begin(), owners.end(), [&](const std::string& owner) {
-          return c.section.find(owner) != std::string_view::npos;
-        });
-        return value + (in_owner ? 3 : 0);
-      }));
-  }
+  for (const std::string& name : asked.declared) add(declaration(index, name));
+  if (question_kind(question) == QuestionKind::where && found.empty()) add(named_file(index, question));
+  std::string in_owners;
+  for (const std::string& owner : asked.owners) in_owners += " " + owner;
+  for (const std::string& field : asked.fields)
+    add(best_definition(index, field + in_owners, [&](const ChunkView& c) {
+      const int value = gives_value(c.text, field);
+      if (value == 0) return 0;
+      const bool in_owner = std::any_of(asked.owners.begin(), asked.owners.end(), [&](const std::string& owner) {
+        return c.section.find(owner) != std::string_view::npos;
+      });
+      return value + (in_owner ? 3 : 0);
+    }));
   if (found.empty()) return {std::move(hits), 0};
   const std::size_t size = hits.size();
   const double best_score = hits.empty() ? 0.0 : hits.front().score;
