@@ -3,10 +3,12 @@
 # dimensions, 5 epochs) trained on the corpus's Python and Markdown, identifiers cut into words;
 # each question word expanded with its nearest corpus words (bench/fasttext_expansion.py), then
 # recall@5 of the pipeline on the three public datasets, as they are and expanded at cosine >= 0.8
-# and >= 0.7. Needs Debian's `fasttext`. Usage: bench/fasttext_expansion.sh [--pipeline FILE]
+# and >= 0.7. Installs Debian's `fasttext` when missing. Usage: bench/fasttext_expansion.sh [--pipeline FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common.sh
+source scripts/debian.sh
+ensure_debian_packages fasttext python3
 parse_bench_args fasttext_expansion.sh "$@"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
