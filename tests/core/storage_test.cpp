@@ -5,6 +5,7 @@
 #include "rag/corpus.hpp"
 #include "rag/dataset.hpp"
 #include "rag/file_io.hpp"
+#include "rag/score_accumulator.hpp"
 #include "rag/segment_store.hpp"
 #include "rag/source_file.hpp"
 #include "rag/utf8.hpp"
@@ -199,6 +200,31 @@ TEST(ResultsFile, SaveWritesTheJsonOfResultsToJsonALineAQuestion) {
 
   save_results(dir / "empty.json", ResultsFile{});
   EXPECT_EQ(nlohmann::ordered_json::parse(read_file(dir / "empty.json")), results_to_json(ResultsFile{}));
+}
+
+TEST(ScoreAccumulator, TopIsTheBestKWithEqualScoresInIdOrder) {
+  ScoreAccumulator scores(100);
+  for (std::uint32_t c = 0; c < 100; ++c) scores.add((c * 37) % 100, static_cast<double>(c % 10));
+  scores.add(3, 0.5);
+  const auto ids = [](const std::vector<Hit>& hits) {
+    std::vector<std::uint32_t> out;
+    for (const Hit& h : hits) out.push_back(h.chunk);
+    return out;
+  };
+  // Score 9 went to c = 9, 19, ..., 99, i.e. ids (37 c) % 100: 33, 3 (lifted to 9.5), 73, ...
+  const std::vector<Hit> top = scores.top(4);
+  ASSERT_EQ(top.size(), 4u);
+  EXPECT_EQ(top[0].chunk, 3u);
+  EXPECT_EQ(top[0].score, 9.5);
+  EXPECT_EQ(ids(top), (std::vector<std::uint32_t>{3, 13, 23, 33}));
+  EXPECT_TRUE(scores.top(0).empty());
+  const std::vector<Hit> all = scores.top(1000);
+  ASSERT_EQ(all.size(), 100u);
+  for (std::size_t i = 1; i < all.size(); ++i)
+    EXPECT_TRUE(all[i - 1].score > all[i].score || (all[i - 1].score == all[i].score && all[i - 1].chunk < all[i].chunk));
+  // The first k of the whole order, whatever k.
+  for (const std::size_t k : {1u, 7u, 10u, 11u, 55u, 99u})
+    EXPECT_EQ(ids(scores.top(k)), ids(std::vector<Hit>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k)))) << k;
 }
 
 TEST(Utf8, PrefixBytesCountsWholeCodePoints) {

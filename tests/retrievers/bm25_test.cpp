@@ -221,6 +221,32 @@ TEST(Bm25Retriever, CommonTermsOnlyAddToEnoughCandidates) {
   EXPECT_EQ(make("{common_share: 0.01}")->search("cherry banana", 10).size(), 3u);
 }
 
+TEST(Bm25Retriever, CommonTermsAddAcrossSegmentsAsInOneIndex) {
+  // Past 1000 candidates (those of "straw" and "needle") "hay" only adds to them: across segments
+  // with removed chunks it adds as in one index of what remains, scores to the last bit.
+  std::vector<Chunk> all;
+  for (int i = 0; i < 1500; ++i) {
+    std::string text = i % 4 == 0 ? "hay" : "needle hay";
+    if (i % 7 == 0) text += " straw straw hay";
+    Chunk c = testing::text_chunk(text);
+    c.file_path = "f" + std::to_string(i / 10) + ".txt";
+    all.push_back(c);
+  }
+  std::set<std::uint32_t> removed;
+  for (std::uint32_t i = 5; i < all.size(); i += 11) removed.insert(i);
+  std::vector<Chunk> kept;
+  for (std::uint32_t i = 0; i < all.size(); ++i)
+    if (!removed.count(i)) kept.push_back(all[i]);
+  for (const std::string options : {"{common_share: 0.5}", "{common_share: 0.5, file_weight: 0.2}"}) {
+    SCOPED_TRACE(options);
+    const Built one(maker(options), kept);
+    const Built cut(maker(options), all, {400, 1000}, removed);
+    const std::vector<Hit> hits = one.search("needle hay straw", 2000);
+    EXPECT_LT(hits.size(), kept.size());  // "hay" opened no chunk of its own
+    expect_same(hits, cut.search("needle hay straw", 2000), one.segments(), cut.segments());
+  }
+}
+
 // Two chunks whose fields are counted by hand (plain words): c0 has text "cherry apple" (2 terms),
 // path "apple" (1), section "banana" (1); c1 has text "apple apple cherry cherry" (4), path
 // "kiwi" (1), no section. Averages: text 3, path 1, section 0.5.

@@ -53,4 +53,8 @@ class ScoreAccumulator {
   std::vector<std::uint32_t> touched_;
 };
 
+/// The `k` best of `hits`, best first; equal scores in `order`'s order (SegmentList::before), or
+/// by chunk id without one.
+std::vector<Hit> best_hits(std::vector<Hit> hits, std::size_t k, const SegmentList* order = nullptr);
+
 }  // namespace rag

@@ -56,14 +56,27 @@ std::vector<Hit> ScoreAccumulator::top(std::size_t k, const SegmentList* order) 
   std::vector<Hit> hits;
   hits.reserve(touched_.size());
   for (const std::uint32_t c : touched_) hits.push_back({c, scratch_->scores[c]});
+  return best_hits(std::move(hits), k, order);
+}
+
+std::vector<Hit> best_hits(std::vector<Hit> hits, std::size_t k, const SegmentList* order) {
   const auto better = [order](const Hit& x, const Hit& y) {
     if (x.score != y.score) return x.score > y.score;
     return order ? order->before(x.chunk, y.chunk) : x.chunk < y.chunk;
   };
+  // The best k so far in a heap whose top is the worst of them: most hits lose to it at the
+  // first comparison, a well-predicted branch (nth_element's partitions are not).
   const std::size_t n = std::min(k, hits.size());
   if (n < hits.size()) {
-    std::nth_element(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n), hits.end(), better);
-    hits.resize(n);
+    std::vector<Hit> heap(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n));
+    std::make_heap(heap.begin(), heap.end(), better);
+    for (std::size_t i = n; i < hits.size(); ++i) {
+      if (n == 0 || !better(hits[i], heap.front())) continue;
+      std::pop_heap(heap.begin(), heap.end(), better);
+      heap.back() = hits[i];
+      std::push_heap(heap.begin(), heap.end(), better);
+    }
+    hits = std::move(heap);
   }
   std::sort(hits.begin(), hits.end(), better);
   return hits;

@@ -121,8 +121,7 @@ void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings,
   const double path_weight = path_weight_;
   const auto visit = [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf, std::uint32_t c,
                          FieldCounts in_fields) {
-    // A term that does not open candidates adds only to chunks already scored: others cost a look.
-    if ((!opens && !scores.has(id)) || (!single_analyzer && part.index.analyzer_of(c) != analyzer)) return;
+    if (!single_analyzer && part.index.analyzer_of(c) != analyzer) return;
     if (path_weight > 0 && in_fields.path > 0) {
       const double path_norm = field_one_minus_b[1] + field_b_per_length[1] * part.index.field_lengths(c).path;
       scores.add(id, path_weight * weight * bm25_tf_weight<V>(p, in_fields.path, path_norm));
@@ -145,11 +144,17 @@ void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings,
       scores.add(id, weight * bm25_tf_weight<V>(p, tf, norm));
     }
   };
+  // A term that does not open candidates adds only to chunks already scored.
+  const auto walk = [&](auto&& visitor) {
+    if (opens) index_.for_each_posting(postings, visitor);
+    else index_.for_each_posting_among(postings, scores, visitor);
+  };
   if (PerField || path_weight > 0) {
-    index_.for_each_posting(postings, visit);
+    walk(visit);
   } else {  // the field counts are not read: a posting costs what it did before they were stored
-    index_.for_each_posting(postings, [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf,
-                                          std::uint32_t c) { visit(id, part, tf, c, FieldCounts{}); });
+    walk([&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf, std::uint32_t c) {
+      visit(id, part, tf, c, FieldCounts{});
+    });
   }
 }
 
@@ -191,31 +196,30 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
   return expanded;
 }
 
-void Bm25Retriever::boost_by_file(ScoreAccumulator& scores) const {
+std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& scores, std::size_t k) const {
   // The two best scores of each file: a chunk is lifted by the best of the others. Per thread,
   // sized for every file and cleaned after each query where it was used.
-  thread_local std::vector<std::pair<double, double>> best;
+  thread_local std::vector<std::pair<double, double>> per_file;
+  auto& best = per_file;  // one lookup of the thread's vector, not one per chunk
   if (best.size() < segments_->file_limit()) best.resize(segments_->file_limit(), {0.0, 0.0});
-  std::vector<std::uint32_t> file_of;
-  file_of.reserve(scores.touched().size());
-  for (const std::uint32_t c : scores.touched()) {
-    file_of.push_back(segments_->file_of(c));
-    auto& [first, second] = best[file_of.back()];
-    const double s = scores.score(c);
-    if (s > first) {
-      second = first;
-      first = s;
-    } else if (s > second) {
-      second = s;
-    }
+  const std::vector<std::uint32_t>& touched = scores.touched();
+  std::vector<std::uint32_t> file_of(touched.size());
+  std::vector<Hit> lifted(touched.size());
+  for (std::size_t i = 0; i < touched.size(); ++i) {
+    file_of[i] = segments_->file_of(touched[i]);
+    auto& [first, second] = best[file_of[i]];
+    const double s = scores.score(touched[i]);
+    lifted[i] = {touched[i], s};
+    second = std::max(second, std::min(first, s));
+    first = std::max(first, s);
   }
-  // In place: each chunk reads only its own score, and the bests are those before the lift.
-  for (std::size_t i = 0; i < file_of.size(); ++i) {
-    const std::uint32_t c = scores.touched()[i];
+  // The bests are those before the lift.
+  for (std::size_t i = 0; i < touched.size(); ++i) {
     const auto& [first, second] = best[file_of[i]];
-    scores.add(c, file_weight_ * (scores.score(c) == first ? second : first));
+    lifted[i].score += file_weight_ * (lifted[i].score == first ? second : first);
   }
   for (const std::uint32_t f : file_of) best[f] = {0.0, 0.0};
+  return best_hits(std::move(lifted), k, segments_);
 }
 
 std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {
@@ -231,8 +235,7 @@ std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) co
     score(expand(terms, scores.top(feedback_.documents, segments_)), second);
     scores = std::move(second);
   }
-  if (file_weight_ > 0) boost_by_file(scores);
-  return scores.top(k, segments_);
+  return file_weight_ > 0 ? top_lifted_by_file(scores, k) : scores.top(k, segments_);
 }
 
 }  // namespace rag

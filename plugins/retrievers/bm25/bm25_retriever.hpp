@@ -64,7 +64,9 @@ class Bm25Retriever final : public Retriever {
   void add_postings(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer, bool single_analyzer,
                     double weight, bool opens, ScoreAccumulator& scores) const;
   WeightedTerms expand(const WeightedTerms& terms, const std::vector<Hit>& top) const;
-  void boost_by_file(ScoreAccumulator& scores) const;
+  /// The k best chunks once each is lifted by file_weight times the best score of another
+  /// chunk of its file.
+  std::vector<Hit> top_lifted_by_file(const ScoreAccumulator& scores, std::size_t k) const;
 
   Bm25Parameters parameters_;
   IndexedFields fields_;
