@@ -183,15 +183,16 @@ class InvertedIndexSet {
         for (std::size_t i = 0; i < in_part.chunks.size(); ++i) visit_at(i);
         continue;
       }
-      kept.resize(in_part.chunks.size());
+      if (kept.size() < in_part.chunks.size()) kept.resize(in_part.chunks.size());
+      std::uint32_t* const positions = kept.data();  // not the thread's vector looked up at each posting
       std::size_t n = 0;
       for (std::size_t i = 0; i < in_part.chunks.size(); ++i) {
         const std::uint32_t c = in_part.chunks[i];
         if (c >= part.index.chunk_count()) part.index.damaged();
-        kept[n] = static_cast<std::uint32_t>(i);
+        positions[n] = static_cast<std::uint32_t>(i);
         n += among->has(base + c);
       }
-      for (std::size_t j = 0; j < n; ++j) visit_at(kept[j]);
+      for (std::size_t j = 0; j < n; ++j) visit_at(positions[j]);
     }
   }
 

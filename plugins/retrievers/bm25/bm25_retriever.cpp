@@ -200,16 +200,18 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
   // The two best scores of each file: a chunk is lifted by the best of the others. Per thread,
   // sized for every file and cleaned after each query where it was used.
   thread_local std::vector<std::pair<double, double>> per_file;
-  auto& best = per_file;  // one lookup of the thread's vector, not one per chunk
-  if (best.size() < segments_->file_limit()) best.resize(segments_->file_limit(), {0.0, 0.0});
+  if (per_file.size() < segments_->file_limit()) per_file.resize(segments_->file_limit(), {0.0, 0.0});
+  std::pair<double, double>* const best = per_file.data();  // the thread's vector looked up once, not per chunk
   const std::vector<std::uint32_t>& touched = scores.touched();
-  std::vector<std::uint32_t> file_of(touched.size());
-  std::vector<Hit> lifted(touched.size());
-  for (std::size_t i = 0; i < touched.size(); ++i) {
-    file_of[i] = segments_->file_of(touched[i]);
-    auto& [first, second] = best[file_of[i]];
-    const double s = scores.score(touched[i]);
-    lifted[i] = {touched[i], s};
+  std::vector<std::uint32_t> file_of;
+  std::vector<Hit> lifted;
+  file_of.reserve(touched.size());
+  lifted.reserve(touched.size());
+  for (const std::uint32_t c : touched) {
+    file_of.push_back(segments_->file_of(c));
+    auto& [first, second] = best[file_of.back()];
+    const double s = scores.score(c);
+    lifted.push_back({c, s});
     second = std::max(second, std::min(first, s));
     first = std::max(first, s);
   }
