@@ -42,25 +42,51 @@ std::map<std::string, std::vector<DictionaryChoice>> default_languages() {
 }
 
 // Words that say what is asked, which dictionaries translate poorly or not at all ("wo" is
-// "when" first, "par défaut" is "by damage"): the question's kind must survive translation.
+// "when" first, "par défaut" is "by damage"): the question's kind must survive translation. With
+// them, the verbs of how-to questions about software, in the forms questions use: general
+// dictionaries give their everyday senses first ("использовать" is "utilize, squeeze",
+// "activo" "active, assets", "включить" "include"), and the Russian perfective ("установить")
+// is missing from dictionaries that list the imperfective only.
 const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::string_view code) {
   static const std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>> words = {
       {"fr",
        {{"comment", "how"}, {"pourquoi", "why"}, {"où", "where"}, {"quel", "which"}, {"quelle", "which"},
         {"quels", "which"}, {"quelles", "which"}, {"quoi", "what"}, {"qu", "what"}, {"est-ce", ""}, {"défaut", "default"},
-        {"lancer", "start run"}, {"démarrer", "start"}}},
+        {"lancer", "start run"}, {"démarrer", "start"}, {"démarre", "start"}, {"lance", "start run"},
+        {"installer", "install"}, {"installe", "install"}, {"utiliser", "use"}, {"utilise", "use"},
+        {"activer", "enable"}, {"active", "enable"}, {"désactiver", "disable"}, {"désactive", "disable"},
+        {"configurer", "configure"}, {"configure", "configure"}, {"charger", "load"}, {"charge", "load"},
+        {"définir", "set"}, {"définit", "set"}, {"compiler", "build compile"}, {"servir", "serve"}}},
       {"de",
        {{"wie", "how"}, {"warum", "why"}, {"wieso", "why"}, {"wo", "where"}, {"was", "what"}, {"welche", "which"},
         {"welcher", "which"}, {"welches", "which"}, {"standardwert", "default value"}, {"standardmäßig", "default"},
-        {"voreinstellung", "default"}, {"starte", "start"}, {"starten", "start"}}},
+        {"voreinstellung", "default"}, {"starte", "start"}, {"starten", "start"}, {"installiere", "install"},
+        {"installieren", "install"}, {"verwende", "use"}, {"verwenden", "use"}, {"benutze", "use"}, {"benutzen", "use"},
+        {"nutze", "use"}, {"nutzen", "use"}, {"aktiviere", "enable"}, {"aktivieren", "enable"},
+        {"deaktiviere", "disable"}, {"deaktivieren", "disable"}, {"konfiguriere", "configure"},
+        {"konfigurieren", "configure"}, {"lade", "load"}, {"laden", "load"}, {"setze", "set"}, {"setzen", "set"},
+        {"baue", "build"}, {"bauen", "build"}, {"kompiliere", "compile build"}, {"kompilieren", "compile build"}}},
       {"es",
        {{"cómo", "how"}, {"como", "how"}, {"qué", "what"}, {"dónde", "where"}, {"donde", "where"},
         {"cuál", "which"}, {"cuáles", "which"}, {"defecto", "default"}, {"predeterminado", "default"},
-        {"iniciar", "start"}, {"arrancar", "start"}}},
+        {"iniciar", "start"}, {"inicio", "start"}, {"arrancar", "start"}, {"arranco", "start"},
+        {"instalar", "install"}, {"instalo", "install"}, {"usar", "use"}, {"uso", "use"}, {"utilizar", "use"},
+        {"utilizo", "use"}, {"activar", "enable"}, {"activo", "enable"}, {"habilitar", "enable"},
+        {"habilito", "enable"}, {"desactivar", "disable"}, {"desactivo", "disable"}, {"deshabilitar", "disable"},
+        {"configurar", "configure"}, {"configuro", "configure"}, {"cargar", "load"}, {"cargo", "load"},
+        {"establecer", "set"}, {"establezco", "set"}, {"definir", "set"}, {"defino", "set"},
+        {"compilar", "build compile"}, {"compilo", "build compile"}, {"servir", "serve"}, {"sirvo", "serve"}}},
       {"ru",
        {{"как", "how"}, {"почему", "why"}, {"зачем", "why"}, {"где", "where"}, {"что", "what"}, {"какой", "which"},
         {"какая", "which"}, {"какое", "which"}, {"какие", "which"}, {"умолчанию", "default"},
-        {"запустить", "start run"}, {"запуска", "start run"}}}};
+        {"запустить", "start run"}, {"запуска", "start run"}, {"запускать", "start run"}, {"запуск", "start run"},
+        {"установить", "install"}, {"устанавливать", "install"}, {"установка", "install"}, {"установки", "install"},
+        {"использовать", "use"}, {"использую", "use"}, {"использования", "use"}, {"включить", "enable"},
+        {"включать", "enable"}, {"включения", "enable"}, {"отключить", "disable"}, {"выключить", "disable"},
+        {"отключения", "disable"}, {"настроить", "configure"}, {"настраивать", "configure"},
+        {"настройка", "configure"}, {"настройки", "configure"}, {"загрузить", "load"}, {"загрузки", "load"},
+        {"задать", "set"}, {"указать", "set specify"}, {"собрать", "build"}, {"сборка", "build"},
+        {"обновить", "update upgrade"}, {"несколько", "multiple"}}}};
   static const std::map<std::string, std::string, std::less<>> none;
   const auto it = words.find(code);
   return it == words.end() ? none : it->second;
@@ -640,7 +666,11 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       // ("configuration") or be a name; in Latin letters when it is Cyrillic (loanwords).
       std::vector<std::string> candidates;
       if (const auto e = english.find(w); e != english.end()) candidates = e->second;
-      const std::vector<std::string> kept = best(candidates);
+      std::vector<std::string> kept = best(candidates);
+      // A word the corpus itself uses more than any of its translations is a term of the field
+      // written alike in English ("cache", "Server", "compatible"): its everyday senses ("hide",
+      // "computer") would only blur the query.
+      if (corpus_count && !kept.empty() && corpus_count(t.text) >= corpus_count(kept.front())) kept.clear();
       for (const auto& translation : kept) add(translation);
       const std::string latin = code == "ru" ? transliterated(w) : "";
       bool used = !kept.empty();
