@@ -113,6 +113,21 @@ TEST(ExtractiveGenerator, BringsTheCodeAnAnnouncingSentencePointsTo) {
             "Start the OpenAI-compatible server with: [1]\n\n```\nvllm serve Qwen/Qwen3-0.6B \\\n  --port 8000\n```");
 }
 
+TEST(ExtractiveGenerator, AHowToAnswerNamesWhatToRun) {
+  // The best sentence says what LoRA serving is; the command comes from a later source.
+  const GenerationRequest r =
+      ask("How do I serve LoRA adapters with the server?",
+          {source(1, "markdown", "The server can serve LoRA adapters next to the base model, many of them at once."),
+           source(2, "markdown", "Adapters are small files."),
+           source(3, "markdown", "Pass `--enable-lora` for adapters.")});
+  const std::string answer = make()->generate(r);
+  EXPECT_THAT(answer, HasSubstr("The server can serve LoRA adapters next to the base model"));
+  EXPECT_THAT(answer, HasSubstr("Pass `--enable-lora` for adapters. [3]"));
+  // A question of another kind is not given a command it does not ask for.
+  const GenerationRequest what = ask("What does the server do with LoRA adapters?", r.evidence);
+  EXPECT_THAT(make()->generate(what), Not(HasSubstr("--enable-lora")));
+}
+
 TEST(ExtractiveGenerator, StaysWithinItsLengthAndKeepsCodeWhole) {
   std::string long_sentence = "The scheduler batches prefill requests";
   while (long_sentence.size() < 400) long_sentence += " and prefill requests again";

@@ -19,6 +19,9 @@ namespace {
 constexpr double kRankDecay = 0.3;
 // Further units must score at least this share of the best one.
 constexpr double kFollowShare = 0.5;
+// A how-to answer without a command takes the best unit that names one scoring at least this
+// share of the best unit.
+constexpr double kCommandShare = 0.3;
 // Units that follow one ending in ':' ("Run the server:"), added with it.
 constexpr std::size_t kMaxFollowUnits = 4;
 // Code up to this many code points reads inline, in backticks, after some prose.
@@ -520,6 +523,23 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
         }
         if (units[best].code) break;  // one docstring sentence is enough
       }
+  }
+  // A how-to answer names what to run or set: when the sentences chosen name no command, flag or
+  // code, the best unit that does comes with them, if it covers enough of the question.
+  const auto names_code = [&](const Unit& u) {
+    return u.code || u.text.find('`') != std::string::npos || u.text.find(" --") != std::string::npos;
+  };
+  if (kind == QuestionKind::how_to && !chosen.empty() &&
+      std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return names_code(units[c]); })) {
+    std::size_t command = units.size();
+    for (std::size_t u = 0; u < units.size(); ++u)
+      if (names_code(units[u]) && score[u] >= kCommandShare * first && used + units[u].chars <= max_chars_ &&
+          (command == units.size() || score[u] > score[command]))
+        command = u;
+    if (command < units.size()) {
+      chosen.push_back(command);
+      used += units[command].chars;
+    }
   }
   if (chosen.empty()) {
     // Every unit that covers the question is longer than max_chars: quote the best one, cut.
