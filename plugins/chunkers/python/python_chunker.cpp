@@ -32,6 +32,14 @@ bool is_clause(std::string_view type) {
          type == "except_group_clause" || type == "finally_clause" || type == "case_clause";
 }
 
+// Nodes below which statements or clauses may be: the compound statements and what holds them.
+bool may_hold_statements(std::string_view type) {
+  return holds_statements(type) || is_clause(type) || type == "function_definition" || type == "class_definition" ||
+         type == "decorated_definition" || type == "if_statement" || type == "for_statement" ||
+         type == "while_statement" || type == "try_statement" || type == "with_statement" ||
+         type == "match_statement";
+}
+
 // A statement of a scope's body; `begin` takes in the comment lines directly above it.
 struct Item {
   TSNode node;
@@ -146,10 +154,17 @@ class FileChunker {
     return {node, std::string(text_of(name, text_))};
   }
 
-  // One walk over the whole tree: where the comments start (into comment_starts_), and where
-  // every statement and clause starts (with its comments), for cutting a statement too long to
-  // be kept whole.
+  // One walk over the tree: where the comments start (into comment_starts_), and where every
+  // statement and clause starts (with its comments), for cutting a statement too long to be kept
+  // whole. It goes down only into nodes that may hold statements, or comments: a node without a
+  // '#' in its text holds none, and most of a file's nodes are expressions without one.
   std::vector<std::size_t> index_tree() {
+    std::vector<std::size_t> hashes;  // where the text has a '#'
+    for (std::size_t at = text_.find('#'); at != std::string_view::npos; at = text_.find('#', at + 1)) hashes.push_back(at);
+    const auto has_hash = [&](TSNode node) {
+      const auto it = std::lower_bound(hashes.begin(), hashes.end(), begin_of(node));
+      return it != hashes.end() && *it < end_of(node);
+    };
     std::vector<std::size_t> nested_starts;
     std::vector<std::pair<TSNode, std::size_t>> containers;  // with where their parent begins
     std::vector<std::size_t> ancestors;                      // where each ancestor of the cursor's node begins
@@ -164,7 +179,8 @@ class FileChunker {
       } else if (is_clause(type) && chunks_.starts_line(begin_of(node))) {
         nested_starts.push_back(begin_of(node));
       }
-      if (ts_tree_cursor_goto_first_child(cursor.get())) {
+      const bool inside = may_hold_statements(type) || ts_node_has_error(node) || has_hash(node);
+      if (inside && ts_tree_cursor_goto_first_child(cursor.get())) {
         ancestors.push_back(begin_of(node));
         continue;
       }
