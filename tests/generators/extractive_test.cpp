@@ -182,6 +182,11 @@ TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {
                                           "algorithm that stores keys and values in non-contiguous memory blocks.")});
   EXPECT_EQ(make("{max_units: 1}")->generate(r),
             "PagedAttention is an attention algorithm that stores keys and values in non-contiguous memory blocks. [2]");
+  // The subject comes before what it is: "Here is the diagram of X" does not define X.
+  const GenerationRequest diagram = ask("What is the block manager?",
+                                        {source(1, "markdown", "Here is the diagram of the block manager."),
+                                         source(2, "markdown", "The block manager is the table of pages.")});
+  EXPECT_EQ(make("{max_units: 1}")->generate(diagram), "The block manager is the table of pages. [2]");
 }
 
 TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {

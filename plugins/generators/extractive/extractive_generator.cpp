@@ -398,16 +398,18 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
   switch (kind) {
     case Kind::what_is: {
       if (u.code) return gives_value(u.text) ? 1.0 : 0.5;  // a field brings its docstring
-      // A defining sentence names the subject early, then says what it is.
+      // A defining sentence names the subject early, then says what it is ("Here is the diagram
+      // of X" says nothing of what X is).
       const std::string t = lowered(u.text.substr(0, std::min<std::size_t>(u.text.size(), 120)));
-      const bool names = std::any_of(defined.begin(), defined.end(), [&](const std::string& w) {
-        const std::size_t at = t.find(w);
-        return at != std::string::npos && at < 60;
-      });
-      const bool says =
-          contains_any(t, {" is a", " is an", " is the", " are ", " refers to", " means", " stands for", " allows",
-                           " lets ", " provides", " enables", " is used", " is designed"});
-      return names && says ? 1.6 : says ? 1.15 : 1.0;
+      std::size_t named = std::string::npos;
+      for (const std::string& w : defined)
+        if (const std::size_t at = t.find(w); at < 60) named = std::min(named, at);
+      std::size_t says = std::string::npos;
+      for (const std::string_view verb : {" is a", " is an", " is the", " are ", " refers to", " means", " stands for",
+                                          " allows", " lets ", " provides", " enables", " is used", " is designed"})
+        if (const std::size_t at = t.find(verb); at != std::string::npos) says = std::min(says, at);
+      if (says == std::string::npos) return 1.0;
+      return named < says ? 1.6 : 1.15;
     }
     case Kind::how_to:
       if (u.code) return 1.15;
