@@ -51,6 +51,10 @@ TEST(Analyzer, StemsAndDropsStopwordsButKeepsCompounds) {
   EXPECT_THAT(Analyzer(c).analyze("How does the server handle running requests?"),
               ElementsAre("server", "handl", "run", "request"));
   EXPECT_THAT(Analyzer(c).analyze("is_running"), ElementsAre("run", "is_running"));
+  // Words met again come from the thread's cache, stopwords included: the same terms.
+  const Analyzer a(c);
+  for (int round = 0; round < 3; ++round)
+    EXPECT_THAT(a.analyze("The server; THE SERVERS, the Server's"), ElementsAre("server", "server", "server")) << round;
 }
 
 TEST(Analyzer, LowercaseCanBeTurnedOff) {

@@ -52,9 +52,10 @@ class Analyzer {
   const AnalyzerConfig& config() const { return config_; }
 
  private:
-  void add_word(std::string_view word, std::vector<std::string>& terms) const;
+  struct Stemming;  // the calling thread's stemmer and what it has stemmed; null without a stemmer
+  void add_word(std::string_view word, Stemming* stemming, std::vector<std::string>& terms) const;
   /// Lowercases, drops stopwords and short terms, stems.
-  void add_term(std::string_view part, std::vector<std::string>& terms) const;
+  void add_term(std::string_view part, Stemming* stemming, std::vector<std::string>& terms) const;
   /// `s` lowercased when the configuration says so.
   std::string normalise(std::string_view s) const;
 

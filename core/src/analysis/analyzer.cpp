@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "rag/utf8.hpp"
@@ -107,12 +108,14 @@ void for_each_part(std::string_view word, bool split_digits, Emit emit) {
 // Snowball stem costs more than a lookup.
 constexpr std::size_t kStemCache = 1 << 16;
 
+// Snowball stemmers are not thread-safe: one per thread, made on first use, with its cache (no
+// stem for a stopword: a word seen again is not looked up in the list either).
+struct Analyzer::Stemming {
+  StemmerPtr stemmer;
+  std::unordered_map<std::string, std::optional<std::string>> stems;
+};
+
 struct Analyzer::Impl {
-  // Snowball stemmers are not thread-safe: one per thread, made on first use, with its cache.
-  struct Stemming {
-    StemmerPtr stemmer;
-    std::unordered_map<std::string, std::string> stems;
-  };
   tbb::enumerable_thread_specific<Stemming> stemming;
 };
 
@@ -155,6 +158,7 @@ std::vector<std::string> Analyzer::analyze(std::string_view text) const {
 }
 
 void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) const {
+  Stemming* const stemming = config_.stemmer != "none" ? &impl_->stemming.local() : nullptr;
   const std::size_t n = text.size();
   // The kind of the code point at `at`, moving `at` past it.
   const auto take = [&](std::size_t& at) { return kind_of(next_code_point(text, at)); };
@@ -165,15 +169,16 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) c
     const Kind kind = take(i);
     if (kind == Kind::separator || kind == Kind::mark) continue;
     if (kind == Kind::symbol) {
-      add_term(text.substr(begin, i - begin), terms);
+      add_term(text.substr(begin, i - begin), stemming, terms);
       continue;
     }
     if (kind == Kind::cjk) {
       // A run of CJK characters: each pair of neighbours is a term (a lone one, itself).
       std::vector<std::size_t> starts{begin, i};
       for (std::size_t at = i; at < n && take(at) == Kind::cjk; i = at) starts.push_back(at);
-      if (starts.size() == 2) add_term(text.substr(begin, i - begin), terms);
-      for (std::size_t c = 0; c + 2 < starts.size(); ++c) add_term(text.substr(starts[c], starts[c + 2] - starts[c]), terms);
+      if (starts.size() == 2) add_term(text.substr(begin, i - begin), stemming, terms);
+      for (std::size_t c = 0; c + 2 < starts.size(); ++c)
+        add_term(text.substr(starts[c], starts[c + 2] - starts[c]), stemming, terms);
       continue;
     }
     // A word runs over letters, digits and marks, and over '.' or '-' between two of them.
@@ -188,37 +193,40 @@ void Analyzer::analyze(std::string_view text, std::vector<std::string>& terms) c
         break;
       }
     }
-    add_word(text.substr(begin, i - begin), terms);
+    add_word(text.substr(begin, i - begin), stemming, terms);
   }
 }
 
 std::string Analyzer::normalise(std::string_view s) const { return config_.lowercase ? utf8::lower(s) : std::string(s); }
 
-void Analyzer::add_term(std::string_view part, std::vector<std::string>& terms) const {
+void Analyzer::add_term(std::string_view part, Stemming* stemming, std::vector<std::string>& terms) const {
   std::string term = normalise(part);
-  if (term.size() < config_.min_length || is_stopword(config_.stopwords, term)) return;
-  if (config_.stemmer != "none") {
-    Impl::Stemming& stemming = impl_->stemming.local();
-    if (const auto known = stemming.stems.find(term); known != stemming.stems.end()) {
-      term = known->second;
-    } else {
-      if (!stemming.stemmer) stemming.stemmer = make_stemmer(config_.stemmer);
-      const sb_symbol* stem = sb_stemmer_stem(stemming.stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()),
-                                              static_cast<int>(term.size()));
-      std::string stemmed = stem ? std::string(reinterpret_cast<const char*>(stem),
-                                               static_cast<std::size_t>(sb_stemmer_length(stemming.stemmer.get())))
-                                 : term;
-      if (stemming.stems.size() >= kStemCache) stemming.stems.clear();
-      stemming.stems.emplace(std::move(term), stemmed);
-      term = std::move(stemmed);
-    }
+  if (term.size() < config_.min_length) return;
+  if (!stemming) {
+    if (!is_stopword(config_.stopwords, term)) terms.push_back(std::move(term));
+    return;
   }
-  terms.push_back(std::move(term));
+  if (const auto known = stemming->stems.find(term); known != stemming->stems.end()) {
+    if (known->second) terms.push_back(*known->second);
+    return;
+  }
+  std::optional<std::string> stemmed;
+  if (!is_stopword(config_.stopwords, term)) {
+    if (!stemming->stemmer) stemming->stemmer = make_stemmer(config_.stemmer);
+    const sb_symbol* stem = sb_stemmer_stem(stemming->stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()),
+                                            static_cast<int>(term.size()));
+    stemmed = stem ? std::string(reinterpret_cast<const char*>(stem),
+                                 static_cast<std::size_t>(sb_stemmer_length(stemming->stemmer.get())))
+                   : term;
+    terms.push_back(*stemmed);
+  }
+  if (stemming->stems.size() >= kStemCache) stemming->stems.clear();
+  stemming->stems.emplace(std::move(term), std::move(stemmed));
 }
 
-void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) const {
+void Analyzer::add_word(std::string_view word, Stemming* stemming, std::vector<std::string>& terms) const {
   if (!config_.split_identifiers) {
-    add_term(word, terms);
+    add_term(word, stemming, terms);
     return;
   }
   // Compounds at two levels: each dotted or dashed segment that has parts of its own
@@ -231,7 +239,7 @@ void Analyzer::add_word(std::string_view word, std::vector<std::string>& terms) 
     std::size_t segment_parts = 0;
     for_each_part(segment, config_.split_digits, [&](std::string_view part) {
       ++segment_parts;
-      add_term(part, terms);
+      add_term(part, stemming, terms);
     });
     if (config_.keep_compound && segment_parts > 1 && segment.size() < word.size()) terms.push_back(normalise(segment));
     parts += segment_parts;

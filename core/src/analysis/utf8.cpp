@@ -1,5 +1,7 @@
 #include "rag/utf8.hpp"
 
+#include <algorithm>
+
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
@@ -56,6 +58,13 @@ std::size_t prefix_bytes(std::string_view text, std::size_t chars) {
 }
 
 std::string lower(std::string_view text) {
+  // Most text is ASCII: lowered in place, without decoding.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    std::string out(text);
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  }
   std::string out;
   out.reserve(text.size());
   const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
