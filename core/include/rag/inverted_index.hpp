@@ -170,9 +170,8 @@ class InvertedIndexSet {
       const InvertedIndex::Postings& in_part = postings.in_part[p];
       const std::uint32_t base = part.segment.base;
       const bool removals = !part.segment.removed.empty();
-      const auto visit_at = [&](std::size_t i) {
+      const auto visit_at = [&](std::size_t i) {  // the chunk id at i is known to be in the part
         const std::uint32_t c = in_part.chunks[i];
-        if (c >= part.index.chunk_count()) part.index.damaged();
         if (removals && part.segment.is_removed(c)) return;
         if constexpr (std::is_invocable_v<Visit, std::uint32_t, const Part&, std::uint32_t, std::uint32_t, FieldCounts>)
           visit(base + c, part, in_part.frequencies[i], c, FieldCounts::unpack(in_part.fields[i]));
@@ -180,7 +179,10 @@ class InvertedIndexSet {
           visit(base + c, part, in_part.frequencies[i], c);
       };
       if (!among) {
-        for (std::size_t i = 0; i < in_part.chunks.size(); ++i) visit_at(i);
+        for (std::size_t i = 0; i < in_part.chunks.size(); ++i) {
+          if (in_part.chunks[i] >= part.index.chunk_count()) part.index.damaged();
+          visit_at(i);
+        }
         continue;
       }
       if (kept.size() < in_part.chunks.size()) kept.resize(in_part.chunks.size());

@@ -638,15 +638,19 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       query += word;
     }
   };
-  // Of a word's English candidates, those the corpus uses, most used first (dictionary order
-  // breaks ties); without counts, the dictionary's first. A candidate the corpus never uses can
-  // match nothing: "waiter" for "serveur", a transliteration no loanword matches.
-  const auto best = [&](std::vector<std::string> candidates) {
+  // Of the English candidates for `own`, a word as written, those the corpus uses, most used
+  // first (dictionary order breaks ties); without counts, the dictionary's first. A candidate the
+  // corpus never uses can match nothing: "waiter" for "serveur", a transliteration no loanword
+  // matches. None when the corpus uses `own` itself at least as much as any of them: it is a term
+  // of the field written alike in English ("cache", "Server", "compatible"), and its everyday
+  // senses ("hide", "computer") would only blur the query.
+  const auto best = [&](std::string_view own, std::vector<std::string> candidates) {
     if (corpus_count) {
       std::vector<std::pair<std::size_t, std::string>> counted;
       for (auto& c : candidates)
         if (const std::size_t n = corpus_count(c); n > 0) counted.emplace_back(n, std::move(c));
       std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      if (!counted.empty() && corpus_count(own) >= counted.front().first) counted.clear();
       candidates.clear();
       for (auto& [n, c] : counted) candidates.push_back(std::move(c));
     }
@@ -666,11 +670,7 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       // ("configuration") or be a name; in Latin letters when it is Cyrillic (loanwords).
       std::vector<std::string> candidates;
       if (const auto e = english.find(w); e != english.end()) candidates = e->second;
-      std::vector<std::string> kept = best(candidates);
-      // A word the corpus itself uses more than any of its translations is a term of the field
-      // written alike in English ("cache", "Server", "compatible"): its everyday senses ("hide",
-      // "computer") would only blur the query.
-      if (corpus_count && !kept.empty() && corpus_count(t.text) >= corpus_count(kept.front())) kept.clear();
+      const std::vector<std::string> kept = best(t.text, candidates);
       for (const auto& translation : kept) add(translation);
       const std::string latin = code == "ru" ? transliterated(w) : "";
       bool used = !kept.empty();

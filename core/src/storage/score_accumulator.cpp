@@ -66,12 +66,13 @@ std::vector<Hit> best_hits(std::vector<Hit> hits, std::size_t k, const SegmentLi
   };
   // The best k so far in a heap whose top is the worst of them: most hits lose to it at the
   // first comparison, a well-predicted branch (nth_element's partitions are not).
+  if (k == 0) return {};
   const std::size_t n = std::min(k, hits.size());
   if (n < hits.size()) {
     std::vector<Hit> heap(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n));
     std::make_heap(heap.begin(), heap.end(), better);
     for (std::size_t i = n; i < hits.size(); ++i) {
-      if (n == 0 || !better(hits[i], heap.front())) continue;
+      if (!better(hits[i], heap.front())) continue;
       std::pop_heap(heap.begin(), heap.end(), better);
       heap.back() = hits[i];
       std::push_heap(heap.begin(), heap.end(), better);

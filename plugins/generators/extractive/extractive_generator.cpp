@@ -364,6 +364,11 @@ bool gives_value(std::string_view code) {
          code[eq - 1] != '!' && code[eq - 1] != '<' && code[eq - 1] != '>';
 }
 
+// A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
+bool names_command(std::string_view prose) {
+  return prose.find('`') != std::string_view::npos || prose.find(" --") != std::string_view::npos;
+}
+
 // Words of a question that say what kind of answer it wants rather than what it is about.
 bool is_marker(QuestionKind kind, const std::string& word) {
   using Kind = QuestionKind;
@@ -413,8 +418,7 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
     }
     case Kind::how_to:
       if (u.code) return 1.15;
-      // A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
-      if (u.text.find('`') != std::string::npos || u.text.find(" --") != std::string::npos) return 1.35;
+      if (names_command(u.text)) return 1.35;
       return u.ends_with_colon ? 1.2 : contains_any(u.text, {"you can", "use ", "run ", "set ", "pass ", "add "}) ? 1.15 : 1.0;
     case Kind::default_value:
       if (u.code) return gives_value(u.text) ? 1.6 : 0.8;
@@ -528,9 +532,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   }
   // A how-to answer names what to run or set: when the sentences chosen name no command, flag or
   // code, the best unit that does comes with them, if it covers enough of the question.
-  const auto names_code = [&](const Unit& u) {
-    return u.code || u.text.find('`') != std::string::npos || u.text.find(" --") != std::string::npos;
-  };
+  const auto names_code = [](const Unit& u) { return u.code || names_command(u.text); };
   if (kind == QuestionKind::how_to && !chosen.empty() &&
       std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return names_code(units[c]); })) {
     std::size_t command = units.size();
