@@ -1,6 +1,7 @@
 // Questions in other languages read in English: dictd dictionaries (the fixtures in
 // tests/fixtures/dictd: a French-English one compressed with dictzip in 64-byte chunks, so that
-// entries straddle chunks, and a plain English-Russian one read in reverse), the pipeline's
+// entries straddle chunks, a plain English-Russian one read in reverse and a plain German-English
+// one), the pipeline's
 // `translation:` section and its errors; and, with the dictionaries Debian installs, real
 // questions.
 #include "rag/translation.hpp"
@@ -95,6 +96,16 @@ TEST(Translation, RussianReadsAnEnglishDictionaryBackwards) {
   // A word no dictionary has is kept, and in Latin letters when the corpus uses that.
   const auto count = [](std::string_view w) { return w == "server" ? std::size_t{7} : std::size_t{0}; };
   EXPECT_THAT(translator.translate("Где сервер?", count), AllOf(HasSubstr("where"), HasSubstr("server")));
+}
+
+TEST(Translation, CompoundsOfANameAndAWordAreReadByParts) {
+  const QueryTranslator translator(config_of("{dictionaries: ., languages: {de: [tiny-deu-eng]}}"));
+  // "kompatiblen" is "kompatibel" inflected, which drops the e that Snowball's stem keeps.
+  EXPECT_EQ(translator.translate("Wie starte ich den OpenAI-kompatiblen Server?"), "how start OpenAI compatible Server");
+  EXPECT_THAT(translator.translate("Ist der teuren Server kompatibel?"), AllOf(HasSubstr("expensive"), HasSubstr("compatible")));
+  // A flag and a model's name are not compounds: they stay whole.
+  EXPECT_THAT(translator.translate("Wie lade ich Qwen2.5-7B-Instruct mit enable-lora?"),
+              AllOf(HasSubstr("Qwen2.5-7B-Instruct"), HasSubstr("enable-lora")));
 }
 
 TEST(Translation, ConfigurationErrorsNameTheKey) {

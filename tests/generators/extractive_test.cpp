@@ -66,7 +66,7 @@ TEST(ExtractiveUnits, MarkdownGivesSentencesItemsRowsAndFencedStatements) {
   const auto units = ExtractiveGenerator::split_units(source(1, "markdown", R"(## Serving
 
 Start the [server](serve.md) with the
-[CLI][vllm.cli]. It listens on {class}`port` 8000.
+[CLI][vllm.cli]. It listens on {class}`port` 8000, or `--port {port}`.
 
 - first item
   continues here
@@ -84,7 +84,7 @@ vllm serve model \
   --port 8000
 ```
 )"), 0);
-  EXPECT_THAT(texts(units), ::testing::ElementsAre("Start the server with the CLI.", "It listens on `port` 8000.",
+  EXPECT_THAT(texts(units), ::testing::ElementsAre("Start the server with the CLI.", "It listens on `port` 8000, or `--port {port}`.",
                                                    "- first item continues here", "- second item",
                                                    "| flag | meaning |", "| `--port` | the port |",
                                                    "An admonition body.", "code: vllm serve model \\\n  --port 8000"));
@@ -126,6 +126,34 @@ TEST(ExtractiveGenerator, AHowToAnswerNamesWhatToRun) {
   // A question of another kind is not given a command it does not ask for.
   const GenerationRequest what = ask("What does the server do with LoRA adapters?", r.evidence);
   EXPECT_THAT(make()->generate(what), Not(HasSubstr("--enable-lora")));
+}
+
+TEST(ExtractiveGenerator, TheCodeASentenceAnnouncesComesEvenPastTheLengthCutToLines) {
+  const GenerationRequest r = ask("How do I serve LoRA adapters?",
+                                  {source(1, "markdown",
+                                          "To serve LoRA adapters, start the server with:\n\n```bash\n"
+                                          "vllm serve meta-llama/Llama-2-7b-hf \\\n    --enable-lora \\\n"
+                                          "    --lora-modules sql-lora=/home/user/.cache/huggingface/hub/models/"
+                                          "snapshots/0dfa347e8877a4d4ed19ee56c140fa518470028c/\n```")});
+  EXPECT_EQ(make("{max_chars: 100}")->generate(r),
+            "To serve LoRA adapters, start the server with: [1]\n\n```\n"
+            "vllm serve meta-llama/Llama-2-7b-hf \\\n    --enable-lora\n```");
+}
+
+TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
+  // Two sentences that cover the question fill the length; the one that names the command takes
+  // the place of the weaker.
+  const GenerationRequest r = ask(
+      "How do I serve LoRA adapters with the server?",
+      {source(1, "markdown",
+              "The server can serve LoRA adapters next to the base model, many of them at once, each one "
+              "loaded when a request first names it and kept while requests name it. Serving LoRA adapters "
+              "with the server shares the GPU between them at little memory cost, and at no extra cost to the base model."),
+       source(2, "markdown", "Pass `--enable-lora` for adapters.")});
+  const std::string answer = make()->generate(r);
+  EXPECT_THAT(answer, HasSubstr("The server can serve LoRA adapters next to the base model"));
+  EXPECT_THAT(answer, HasSubstr("Pass `--enable-lora` for adapters. [2]"));
+  EXPECT_THAT(answer, Not(HasSubstr("shares the GPU")));
 }
 
 TEST(ExtractiveGenerator, StaysWithinItsLengthAndKeepsCodeWhole) {

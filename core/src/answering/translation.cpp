@@ -103,7 +103,7 @@ std::string_view stemmer_name(std::string_view code) {
 
 class Stemmer {
  public:
-  explicit Stemmer(std::string_view code) {
+  explicit Stemmer(std::string_view code) : german_(code == "de") {
     const std::string name(stemmer_name(code));
     if (!name.empty()) stemmer_ = sb_stemmer_new(name.c_str(), "UTF_8");
   }
@@ -119,9 +119,18 @@ class Stemmer {
     if (out == nullptr) return std::string(word);
     return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(sb_stemmer_length(stemmer_))};
   }
+  /// The form a word of stem `stem` was inflected from, when it is not a form of that stem: German
+  /// adjectives in -el and -er drop that e when inflected ("kompatiblen" is "kompatibel",
+  /// "teuren" "teuer"). Empty when there is none.
+  std::string uninflected(std::string_view stem) const {
+    if (!german_ || stem.size() < 4 || (stem.back() != 'l' && stem.back() != 'r') || stem[stem.size() - 2] == 'e') return {};
+    std::string out(stem.substr(0, stem.size() - 1));
+    return out.append("e").append(1, stem.back());
+  }
 
  private:
   sb_stemmer* stemmer_ = nullptr;
+  bool german_ = false;
 };
 
 // The decoder of dictd's index numbers: base 64 with its own alphabet, most significant first.
@@ -311,16 +320,17 @@ class Dictionary {
  public:
   Dictionary(std::filesystem::path index, std::filesystem::path text) : index_path_(std::move(index)), text_path_(std::move(text)) {}
 
-  // Forward: the translations of each of `words` (lower case), or of a headword of the same
-  // `stem` when the word itself is not one.
+  // Forward: the translations of each of `words` (lower case), or, when the word itself is not a
+  // headword, of one of the same stem, or of the form it was inflected from.
   std::map<std::string, std::vector<std::string>> translate(const std::vector<std::string>& words,
                                                              const Stemmer& stemmer) {
     open();
-    std::map<std::string, std::vector<IndexEntry>> exact, stemmed;
-    std::map<std::string, std::string> stems;
+    std::map<std::string, std::vector<IndexEntry>> exact, stemmed, uninflected;
+    std::map<std::string, std::string> stems, uninflected_forms;
     std::set<char> firsts;
     for (const auto& w : words) {
       stems[w] = stemmer.stem(w);
+      uninflected_forms[w] = stemmer.uninflected(stems[w]);
       firsts.insert(w[0]);
       if (w[0] >= 'a' && w[0] <= 'z') firsts.insert(static_cast<char>(w[0] - 'a' + 'A'));
     }
@@ -332,11 +342,12 @@ class Dictionary {
         else if (lowered.size() >= stems[w].size() && lowered.compare(0, stems[w].size(), stems[w]) == 0 &&
                  lowered.size() <= w.size() + 4 && stemmer.stem(lowered) == stems[w])
           stemmed[w].push_back(e);
+        else if (!uninflected_forms[w].empty() && lowered == uninflected_forms[w]) uninflected[w].push_back(e);
       }
     });
     std::map<std::string, std::vector<std::string>> out;
     for (const auto& w : words) {
-      const std::vector<IndexEntry>& entries = exact.count(w) ? exact[w] : stemmed[w];
+      const std::vector<IndexEntry>& entries = exact.count(w) ? exact[w] : stemmed.count(w) ? stemmed[w] : uninflected[w];
       for (std::size_t i = 0; i < entries.size() && i < 2 && out[w].size() < kCandidatesPerWord; ++i)
         for (auto& t : translations_of(text_->read(entries[i].offset, entries[i].length)))
           if (out[w].size() < kCandidatesPerWord && std::find(out[w].begin(), out[w].end(), t) == out[w].end())
@@ -500,7 +511,14 @@ std::vector<Token> tokens_of(std::string_view question, bool cyrillic) {
       for (std::size_t at; (at = word.find(mark)) != std::string::npos;) word.erase(at, mark.size());
     if (word.empty()) continue;
     const bool ascii = std::all_of(word.begin(), word.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
-    if (!ascii && word.find('-') != std::string::npos) {  // "OpenAI-совместимый": each part on its own
+    const bool marked = std::any_of(word.begin(), word.end(), [](char ch) {
+      return (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '/';
+    });
+    // "OpenAI-совместимый", "OpenAI-kompatiblen": a name and a word, each part on its own; an ASCII
+    // compound in lower case ("enable-lora") is read whole, as a flag, and so is an identifier
+    // ("Qwen2.5-7B-Instruct").
+    const bool lower_ascii = std::all_of(word.begin(), word.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '-'; });
+    if (word.find('-') != std::string::npos && (!ascii || (!marked && !lower_ascii))) {
       for (std::size_t begin = 0; begin <= word.size();) {
         const std::size_t dash = std::min(word.find('-', begin), word.size());
         if (dash > begin) {
@@ -512,9 +530,6 @@ std::vector<Token> tokens_of(std::string_view question, bool cyrillic) {
       }
       continue;
     }
-    const bool marked = std::any_of(word.begin(), word.end(), [](char ch) {
-      return (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '/';
-    });
     const bool inner_capital = std::any_of(word.begin() + 1, word.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
     out.push_back({word, ascii && (marked || inner_capital || (cyrillic && !is_cyrillic_text(word)))});
   }

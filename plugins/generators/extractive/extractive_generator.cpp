@@ -24,6 +24,8 @@ constexpr double kFollowShare = 0.5;
 constexpr double kCommandShare = 0.3;
 // Units that follow one ending in ':' ("Run the server:"), added with it.
 constexpr std::size_t kMaxFollowUnits = 4;
+// The code a sentence announces is cut to no less than this many code points.
+constexpr std::size_t kMinAnnouncedCode = 150;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
 
@@ -99,11 +101,15 @@ int bracket_balance(std::string_view line) {
 }
 
 // Markdown links keep their words only: "[the guide](url)" and "[LLM][vllm.LLM]" read as "the
-// guide" and "LLM"; a MyST role before code ("{class}`x`") is dropped.
+// guide" and "LLM"; a MyST role before code ("{class}`x`") is dropped, but not braces that close
+// a code span ("`--lora-modules {name}={path}`").
 std::string plain_links(std::string_view text) {
   std::string out;
+  bool in_code = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '[') {
+    if (text[i] == '`') {
+      in_code = !in_code;
+    } else if (!in_code && text[i] == '[') {
       const std::size_t close = text.find(']', i);
       if (close != std::string_view::npos && close + 1 < text.size() &&
           (text[close + 1] == '(' || text[close + 1] == '[')) {
@@ -114,7 +120,7 @@ std::string plain_links(std::string_view text) {
           continue;
         }
       }
-    } else if (text[i] == '{') {
+    } else if (!in_code && text[i] == '{') {
       const std::size_t close = text.find('}', i);
       if (close != std::string_view::npos && close + 1 < text.size() && text[close + 1] == '`' &&
           text.substr(i + 1, close - i - 1).find_first_not_of("abcdefghijklmnopqrstuvwxyz:-") ==
@@ -285,7 +291,12 @@ std::string shorten(const std::string& text, std::size_t max_chars, bool code) {
   if (bytes >= text.size()) return text;
   if (code) {
     const std::size_t line_end = text.rfind('\n', bytes);
-    return text.substr(0, line_end == std::string::npos || line_end == 0 ? text.find('\n') : line_end);
+    std::string kept = text.substr(0, line_end == std::string::npos || line_end == 0 ? text.find('\n') : line_end);
+    if (!kept.empty() && kept.back() == '\\') {  // a line continued by a backslash now continues to nothing
+      kept.pop_back();
+      kept.resize(trim_right(kept).size());
+    }
+    return kept;
   }
   const std::size_t space = text.rfind(' ', bytes);
   return text.substr(0, space == std::string::npos || space == 0 ? bytes : space) + " …";
@@ -499,14 +510,38 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   // Greedy choice: the best unit, then others that score well and do not repeat it.
   std::vector<std::size_t> chosen;
   std::size_t used = 0;
+  const auto is_chosen = [&](std::size_t u) { return std::find(chosen.begin(), chosen.end(), u) != chosen.end(); };
+  // Takes a unit, and what it announces: a unit ending in ':' ("Start the server with:", "Key
+  // capabilities:") the code or list items after it, a field that gives a value the docstring
+  // sentence after it. The code right after a ':' comes even past max_chars, cut to whole lines:
+  // the sentence says nothing without it.
+  const auto take = [&](std::size_t unit) {
+    chosen.push_back(unit);
+    used += units[unit].chars;
+    const bool code = units[unit].code;
+    if (!units[unit].ends_with_colon && !(code && gives_value(units[unit].text))) return;
+    for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
+      Unit& follower = units[next];
+      const bool follows = code ? !follower.code : (follower.code || follower.item);
+      if (follower.evidence != units[unit].evidence || !follows) break;
+      if (used + follower.chars > max_chars_) {
+        if (next > unit + 1 || !follower.code || is_chosen(next)) break;
+        follower.text = shorten(follower.text, std::max(max_chars_ - std::min(used, max_chars_), kMinAnnouncedCode), true);
+        follower.chars = utf8::count_code_points(follower.text);
+      }
+      if (!is_chosen(next)) {
+        chosen.push_back(next);
+        used += follower.chars;
+      }
+      if (code) break;  // one docstring sentence is enough
+    }
+  };
   double first = 0;
   for (std::size_t picks = 0; picks < max_units_; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
     for (std::size_t u = 0; u < units.size(); ++u) {
-      if (score[u] == 0 || used + units[u].chars > max_chars_ ||
-          std::find(chosen.begin(), chosen.end(), u) != chosen.end())
-        continue;
+      if (score[u] == 0 || used + units[u].chars > max_chars_ || is_chosen(u)) continue;
       double redundancy = 0;
       for (const std::size_t c : chosen) redundancy = std::max(redundancy, jaccard(terms[u], terms[c]));
       const double value = score[u] * (1.0 - redundancy);
@@ -514,35 +549,25 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     }
     if (best == units.size() || (!chosen.empty() && best_value < kFollowShare * first)) break;
     if (chosen.empty()) first = best_value;
-    chosen.push_back(best);
-    used += units[best].chars;
-    // A unit that announces what follows ("Start the server with:", "Key capabilities:") brings
-    // the following code or list items with it; a field that gives a value, the docstring after it.
-    const bool announces = units[best].ends_with_colon || (units[best].code && gives_value(units[best].text));
-    if (announces)
-      for (std::size_t next = best + 1; next < units.size() && next <= best + kMaxFollowUnits; ++next) {
-        const bool follows = units[best].code ? !units[next].code : (units[next].code || units[next].item);
-        if (units[next].evidence != units[best].evidence || !follows || used + units[next].chars > max_chars_) break;
-        if (std::find(chosen.begin(), chosen.end(), next) == chosen.end()) {
-          chosen.push_back(next);
-          used += units[next].chars;
-        }
-        if (units[best].code) break;  // one docstring sentence is enough
-      }
+    take(best);
   }
-  // A how-to answer names what to run or set: when the sentences chosen name no command, flag or
-  // code, the best unit that does comes with them, if it covers enough of the question.
+  // A how-to answer names what to run or set: when the units chosen name no command, flag or
+  // code, the best unit that does, if it covers enough of the question, takes the place of the
+  // weakest of them that it needs.
   const auto names_code = [](const Unit& u) { return u.code || names_command(u.text); };
   if (kind == QuestionKind::how_to && !chosen.empty() &&
       std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return names_code(units[c]); })) {
     std::size_t command = units.size();
     for (std::size_t u = 0; u < units.size(); ++u)
-      if (names_code(units[u]) && score[u] >= kCommandShare * first && used + units[u].chars <= max_chars_ &&
+      if (names_code(units[u]) && score[u] >= kCommandShare * first && units[chosen.front()].chars + units[u].chars <= max_chars_ &&
           (command == units.size() || score[u] > score[command]))
         command = u;
     if (command < units.size()) {
-      chosen.push_back(command);
-      used += units[command].chars;
+      while (used + units[command].chars > max_chars_) {
+        used -= units[chosen.back()].chars;
+        chosen.pop_back();
+      }
+      take(command);
     }
   }
   if (chosen.empty()) {
