@@ -76,16 +76,31 @@ TEST(Translation, HowToVerbsOfSoftwareReadInTheirSoftwareSense) {
   EXPECT_THAT(translator.translate("Как включить enable_prefix_caching?"), HasSubstr("how enable enable_prefix_caching"));
 }
 
-TEST(Translation, AWordTheCorpusNeverUsesStaysUnknownWordsGo) {
+TEST(Translation, AWordTheCorpusNeverUsesStays) {
   const QueryTranslator translator = fixture_translator();
   // "mémoire": the dictionary knows it, the corpus uses none of its senses: its first stays, so
-  // that answering sees a word no source speaks of. "gâteau": not in the dictionary (a form it
-  // may lack), left out.
+  // that answering sees a word no source speaks of. "gâteau", "Quijote": no dictionary knows
+  // them, nor the corpus: they stay as written.
   const auto none = [](std::string_view) { return std::size_t{0}; };
-  const std::string query = translator.translate("Quelle mémoire du gâteau ?", none);
-  EXPECT_THAT(query, AllOf(HasSubstr("memory"), Not(HasSubstr("recollection")), Not(HasSubstr("gâteau"))));
-  // A capitalised word no dictionary knows is a name, written alike in every language: it stays.
-  EXPECT_THAT(translator.translate("Quelle mémoire pour Quijote ?", none), HasSubstr("Quijote"));
+  const std::string query = translator.translate("Quelle mémoire du gâteau pour Quijote ?", none);
+  EXPECT_THAT(query, AllOf(HasSubstr("memory"), Not(HasSubstr("recollection")), HasSubstr("gâteau"), HasSubstr("Quijote")));
+}
+
+TEST(Translation, CognatesTheCorpusUsesStandForWordsNoDictionaryKnows) {
+  const QueryTranslator translator(
+      config_of("{dictionaries: ., languages: {fr: [tiny-fra-eng], es: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}"));
+  const std::map<std::string, std::size_t> corpus = {{"latency", 30}, {"server", 40}, {"quantization", 9},
+                                                     {"configuration", 12}, {"lot", 2}};
+  const auto count = [&](std::string_view w) {
+    const auto it = corpus.find(std::string(w));
+    return it == corpus.end() ? std::size_t{0} : it->second;
+  };
+  EXPECT_EQ(translator.translate("Quelle latence ?", count), "which latency");
+  EXPECT_EQ(translator.translate("¿Cómo inicio el servidor?", count), "how start server");
+  EXPECT_EQ(translator.translate("¿Qué es la cuantización?", count), "what quantization");
+  EXPECT_EQ(translator.translate("Что такое конфигурация?", count), "what configuration");
+  // Without counts nothing tells a cognate from a false friend: none is guessed.
+  EXPECT_EQ(translator.translate("Quelle latence ?"), "which latence");
 }
 
 TEST(Translation, RussianReadsAnEnglishDictionaryBackwards) {

@@ -458,19 +458,84 @@ std::string transliterated(std::string_view word) {
   return out;
 }
 
+// The word's letters without their accents ("inférence" inference, "Größe" grosse).
+std::string without_accents(std::string_view word) {
+  static const std::unordered_map<char32_t, std::string_view> plain = {
+      {U'á', "a"}, {U'à', "a"}, {U'â', "a"}, {U'ä', "a"}, {U'ã', "a"}, {U'é', "e"}, {U'è', "e"}, {U'ê', "e"},
+      {U'ë', "e"}, {U'í', "i"}, {U'ì', "i"}, {U'î', "i"}, {U'ï', "i"}, {U'ó', "o"}, {U'ò', "o"}, {U'ô', "o"},
+      {U'ö', "o"}, {U'õ', "o"}, {U'ú', "u"}, {U'ù', "u"}, {U'û', "u"}, {U'ü', "u"}, {U'ñ', "n"}, {U'ç', "c"},
+      {U'ß', "ss"}, {U'œ', "oe"}, {U'æ', "ae"}};
+  std::string out;
+  for (int32_t i = 0; i < static_cast<int32_t>(word.size());) {
+    const int32_t begin = i;
+    UChar32 c = 0;
+    U8_NEXT(reinterpret_cast<const uint8_t*>(word.data()), i, static_cast<int32_t>(word.size()), c);
+    const auto it = plain.find(static_cast<char32_t>(c));
+    if (it != plain.end()) out += it->second;
+    else out += word.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(i - begin));
+  }
+  return out;
+}
+
+// English words a French, German, Spanish or Russian word (lower case) may be the cognate of:
+// its letters without accents (Russian ones in Latin letters), and those with the language's
+// regular changes of ending ("latencia" latency, "servidor" server, "mémoire" memory,
+// "Quantisierung" quantization, "конфигурация" configuration) and of letters (German k and z,
+// Russian k, kv and ks: "Kompatibilität" compatibility, "Prozess" process, "индекс" index);
+// the changed endings first. Guesses, most of them wrong: the caller keeps the one the corpus
+// uses most, if any.
+std::vector<std::string> cognates(std::string_view code, std::string_view word) {
+  using Changes = std::vector<std::pair<std::string_view, std::string_view>>;
+  static const std::map<std::string_view, Changes> endings = {
+      {"es",
+       {{"cion", "tion"}, {"dad", "ty"}, {"cia", "cy"}, {"cia", "ce"}, {"ia", "y"}, {"idor", "er"}, {"ador", "ator"},
+        {"ico", "ic"}, {"ica", "ic"}, {"ivo", "ive"}, {"iva", "ive"}, {"oso", "ous"}, {"mente", "ly"}, {"ar", "e"},
+        {"ir", "e"}, {"o", ""}, {"a", ""}, {"e", ""}}},
+      {"fr",
+       {{"ite", "ity"}, {"eur", "er"}, {"eur", "or"}, {"ique", "ic"}, {"oire", "ory"}, {"aire", "ary"}, {"if", "ive"},
+        {"eux", "ous"}, {"isation", "ization"}, {"iser", "ize"}, {"ence", "ency"}, {"ie", "y"}, {"er", "e"}, {"e", ""}}},
+      {"de",
+       {{"itat", "ity"}, {"tat", "ty"}, {"enz", "ence"}, {"enz", "ency"}, {"isierung", "ization"},
+        {"ierung", "ation"}, {"ieren", "ize"}, {"ieren", "ate"}, {"ieren", "e"}, {"isch", "ic"}, {"ie", "y"},
+        {"ik", "ic"}}},
+      {"ru",
+       {{"atsiya", "ation"}, {"atsii", "ation"}, {"atsiyu", "ation"}, {"tsiya", "tion"}, {"tsii", "tion"},
+        {"tsiyu", "tion"}, {"ovanie", "ization"}, {"ovaniya", "ization"}, {"ovaniyu", "ization"}, {"ika", "ic"},
+        {"iki", "ic"}, {"iku", "ic"}, {"izm", "ism"}, {"a", ""}, {"y", ""}, {"u", ""}, {"e", ""}}}};
+  static const std::map<std::string_view, Changes> letters = {
+      {"de", {{"k", "c"}, {"z", "c"}}}, {"ru", {{"kv", "qu"}, {"ks", "x"}, {"k", "c"}}}};
+  const auto rules = endings.find(code);
+  if (rules == endings.end()) return {};
+  std::string plain = code == "ru" ? transliterated(word) : without_accents(word);
+  if (code == "es" && plain.starts_with("cua")) plain.replace(0, 3, "qua");  // "cuantizacion"
+  std::vector<std::string> guesses;
+  for (const auto& [from, to] : rules->second)
+    if (plain.size() > from.size() + 2 && plain.ends_with(from))
+      guesses.push_back(plain.substr(0, plain.size() - from.size()).append(to));
+  guesses.push_back(plain);
+  std::vector<std::string> out;
+  const auto keep = [&](const std::string& c) {
+    if (c.size() >= 4 && c != word && std::find(out.begin(), out.end(), c) == out.end() &&
+        std::all_of(c.begin(), c.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; }))
+      out.push_back(c);
+  };
+  const auto changes = letters.find(code);
+  for (const std::string& g : guesses) {
+    keep(g);
+    if (changes == letters.end()) continue;
+    std::string c = g;
+    for (const auto& [from, to] : changes->second)
+      for (std::size_t at = 0; (at = c.find(from, at)) != std::string::npos; at += to.size()) c.replace(at, from.size(), to);
+    keep(c);
+  }
+  return out;
+}
+
 // A token of a question: a word to translate, or text to keep as written.
 struct Token {
   std::string text;
   bool keep = false;  // an identifier, a command, a name: not translated
 };
-
-// Whether `word` starts with a capital letter, Latin or Cyrillic.
-bool is_capitalised(const std::string& word) {
-  auto i = 0;
-  UChar32 c = 0;
-  U8_NEXT(reinterpret_cast<const uint8_t*>(word.data()), i, static_cast<int32_t>(word.size()), c);
-  return c > 0 && u_isupper(c);
-}
 
 bool is_cyrillic_text(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) == 0xD0 || static_cast<unsigned char>(c) == 0xD1; });
@@ -681,10 +746,22 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
     } else if (is_function_word(code, w)) {
       continue;
     } else {
-      // Its translations; the word itself, which may be written the same in English
-      // ("configuration") or be a name; in Latin letters when it is Cyrillic (loanwords).
+      // Its translations, and, when the corpus can tell, the English words it may be the cognate
+      // of; the word itself, which may be written the same in English ("configuration") or be a
+      // name; in Latin letters when it is Cyrillic (loanwords).
       std::vector<std::string> candidates;
       if (const auto e = english.find(w); e != english.end()) candidates = e->second;
+      const bool known = !candidates.empty();
+      if (corpus_count) {
+        // One cognate: guesses that differ only in an ending the corpus's stemming drops
+        // ("latency", "latence") are one word to it.
+        std::string cognate;
+        std::size_t most = 0;
+        for (const std::string& c : cognates(code, w))
+          if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
+        if (most > 0 && std::find(candidates.begin(), candidates.end(), cognate) == candidates.end())
+          candidates.push_back(std::move(cognate));
+      }
       const std::vector<std::string> kept = best(t.text, candidates);
       for (const auto& translation : kept) add(translation);
       const std::string latin = code == "ru" ? transliterated(w) : "";
@@ -694,14 +771,10 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
           add(own);
           used = true;
         }
-      // A word the dictionary knows but the corpus never uses in any of its senses still belongs
-      // to the question: it matches nothing, but answering must know that no source speaks of
-      // it ("gâteau": cake). A word the dictionary does not know may be a form it lacks, and is
-      // left out.
-      if (!used && !candidates.empty()) add(candidates.front());
-      // A capitalised word no dictionary knows, inside the question, is a name ("Don Quijote"):
-      // names are written alike in every language, and one the corpus never uses must count.
-      if (!used && candidates.empty() && &t != &tokens.front() && is_capitalised(t.text)) add(t.text);
+      // A word the corpus never uses in any of its senses still belongs to the question: it
+      // matches nothing, but answering must know that no source speaks of it ("gâteau": cake,
+      // in the dictionary's first sense; "paella", "Quijote", which no dictionary knows, as written).
+      if (!used) add(known ? candidates.front() : t.text);
     }
   }
   return query.empty() ? std::string(question) : query;
