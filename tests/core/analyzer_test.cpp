@@ -1,4 +1,5 @@
 #include "rag/analyzer.hpp"
+#include "rag/question_words.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -126,6 +127,19 @@ TEST(AnalyzerSet, KindsShareEqualConfigurations) {
   EXPECT_EQ(set.analyzers().size(), 2u);
   EXPECT_EQ(set.id_for_kind("markdown"), set.id_for_kind("text"));
   EXPECT_NE(set.id_for_kind("python"), set.id_for_kind("text"));
+}
+
+TEST(QuestionWords, ReadingsJoinedByABarAreOneWordFoundByAnyOfThem) {
+  const Analyzer a(plain());
+  const std::vector<QuestionWord> words = question_words("how change|alter|modify the max_model_len", a);
+  ASSERT_EQ(words.size(), 4u);
+  EXPECT_EQ(words[1].text, "change");
+  ASSERT_EQ(words[1].readings().size(), 3u);
+  EXPECT_EQ(words[1].readings()[2]->text, "modify");
+  EXPECT_EQ(words[1].coverage({"alter", "port"}), 1.0);
+  EXPECT_EQ(words[1].coverage({"port"}), 0.0);
+  // An identifier is still covered in part by some of its parts.
+  EXPECT_DOUBLE_EQ(words[3].coverage({"max", "model"}), 2.0 / 3.0);
 }
 
 }  // namespace

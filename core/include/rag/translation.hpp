@@ -3,7 +3,8 @@
 // German, Spanish or Russian is translated word by word with bilingual dictionaries (dictd files,
 // as Debian's FreeDict and Mueller packages install them) before retrieval. Identifiers and
 // commands (`vllm serve`, tensor_parallel_size, GPU) are kept as written; a word no dictionary
-// knows is kept too (names, loanwords), Cyrillic ones also in Latin letters ("сервер" -> server).
+// knows is read as the English cognate the corpus uses ("latencia" -> latency), else kept (names,
+// loanwords), Cyrillic ones also in Latin letters ("сервер" -> server).
 //
 // A pipeline's `translation:` section; absent, questions are not translated:
 //
@@ -63,11 +64,13 @@ class QueryTranslator {
 
   /// The question as retrieval should read it: the question itself when it is English (or in a
   /// language without dictionaries); else the English translations of its words, with its
-  /// identifiers and commands kept. With `corpus_count`, a word's translations are those the
-  /// corpus uses most (at most two), and a word no dictionary knows is kept (as written, and
-  /// Cyrillic also in Latin letters) only when the corpus uses it; without, the dictionary's
-  /// first two, and unknown words as written. Thread-safe. Throws rag::Error when a dictionary
-  /// cannot be read (a damaged file).
+  /// identifiers and commands kept, a word's several readings joined by '|' ("change|alter").
+  /// With `corpus_count`, a word's readings are the translations the corpus uses most (at most
+  /// two; single words before phrases), the English word it may be a cognate of ("latencia"
+  /// latency) if the corpus uses one, and the word itself (Cyrillic also in Latin letters) if the
+  /// corpus uses it; a word none of these gives is kept as written ("paella"). Without counts,
+  /// the dictionary's first two, else the word as written. Thread-safe. Throws rag::Error when a
+  /// dictionary cannot be read (a damaged file).
   std::string translate(std::string_view question, const WordCount& corpus_count = {}) const;
 
  private:

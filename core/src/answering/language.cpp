@@ -29,7 +29,7 @@ const std::array<LatinLanguage, 4>& latin_languages() {
        {"le", "la", "les", "des", "du", "un", "une", "est", "sont", "quel", "quelle", "quels", "quelles", "comment",
         "pourquoi", "quand", "où", "que", "qui", "quoi", "dans", "pour", "avec", "et", "ou", "sur", "par", "au",
         "aux", "ce", "cette", "ces", "peut", "faut", "je", "il", "elle", "on", "nous", "vous", "ne", "pas", "se",
-        "être", "lorsque", "comme", "en", "entre", "de"},
+        "être", "lorsque", "comme", "en", "entre", "de", "à", "l", "d", "j", "n", "qu"},
        U"çèêàùœâîôûëïé"},
       {"es",
        {"el", "la", "los", "las", "un", "una", "unos", "es", "son", "qué", "que", "cómo", "como", "cuál", "cuáles",

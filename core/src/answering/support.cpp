@@ -110,7 +110,9 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
   std::vector<double> rarity;
   double total = 0;
   for (const QuestionWord& w : words) {
-    const std::size_t holding = chunks_holding(index_, w.text);
+    // A word read in several ways is as rare as its most common reading.
+    std::size_t holding = 0;
+    for (const QuestionWord* reading : w.readings()) holding = std::max(holding, chunks_holding(index_, reading->text));
     rarity.push_back(std::log((chunks + 1) / (static_cast<double>(holding) + 0.5)));
     total += rarity.back();
   }

@@ -51,14 +51,14 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
   static const std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>> words = {
       {"fr",
        {{"comment", "how"}, {"pourquoi", "why"}, {"où", "where"}, {"quel", "which"}, {"quelle", "which"},
-        {"quels", "which"}, {"quelles", "which"}, {"quoi", "what"}, {"qu", "what"}, {"est-ce", ""}, {"défaut", "default"},
+        {"quels", "which"}, {"quelles", "which"}, {"quoi", "what"}, {"qui", "who"}, {"qu", "what"}, {"est-ce", ""}, {"défaut", "default"},
         {"lancer", "start run"}, {"démarrer", "start"}, {"démarre", "start"}, {"lance", "start run"},
         {"installer", "install"}, {"installe", "install"}, {"utiliser", "use"}, {"utilise", "use"},
         {"activer", "enable"}, {"active", "enable"}, {"désactiver", "disable"}, {"désactive", "disable"},
         {"configurer", "configure"}, {"configure", "configure"}, {"charger", "load"}, {"charge", "load"},
         {"définir", "set"}, {"définit", "set"}, {"compiler", "build compile"}, {"servir", "serve"}}},
       {"de",
-       {{"wie", "how"}, {"warum", "why"}, {"wieso", "why"}, {"wo", "where"}, {"was", "what"}, {"welche", "which"},
+       {{"wie", "how"}, {"warum", "why"}, {"wieso", "why"}, {"wo", "where"}, {"was", "what"}, {"wer", "who"}, {"welche", "which"},
         {"welcher", "which"}, {"welches", "which"}, {"standardwert", "default value"}, {"standardmäßig", "default"},
         {"voreinstellung", "default"}, {"starte", "start"}, {"starten", "start"}, {"installiere", "install"},
         {"installieren", "install"}, {"verwende", "use"}, {"verwenden", "use"}, {"benutze", "use"}, {"benutzen", "use"},
@@ -67,7 +67,7 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"konfigurieren", "configure"}, {"lade", "load"}, {"laden", "load"}, {"setze", "set"}, {"setzen", "set"},
         {"baue", "build"}, {"bauen", "build"}, {"kompiliere", "compile build"}, {"kompilieren", "compile build"}}},
       {"es",
-       {{"cómo", "how"}, {"como", "how"}, {"qué", "what"}, {"dónde", "where"}, {"donde", "where"},
+       {{"cómo", "how"}, {"como", "how"}, {"qué", "what"}, {"quién", "who"}, {"quiénes", "who"}, {"dónde", "where"}, {"donde", "where"},
         {"cuál", "which"}, {"cuáles", "which"}, {"defecto", "default"}, {"predeterminado", "default"},
         {"iniciar", "start"}, {"inicio", "start"}, {"arrancar", "start"}, {"arranco", "start"},
         {"instalar", "install"}, {"instalo", "install"}, {"usar", "use"}, {"uso", "use"}, {"utilizar", "use"},
@@ -77,7 +77,7 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"establecer", "set"}, {"establezco", "set"}, {"definir", "set"}, {"defino", "set"},
         {"compilar", "build compile"}, {"compilo", "build compile"}, {"servir", "serve"}, {"sirvo", "serve"}}},
       {"ru",
-       {{"как", "how"}, {"почему", "why"}, {"зачем", "why"}, {"где", "where"}, {"что", "what"}, {"какой", "which"},
+       {{"как", "how"}, {"почему", "why"}, {"зачем", "why"}, {"где", "where"}, {"что", "what"}, {"кто", "who"}, {"какой", "which"},
         {"какая", "which"}, {"какое", "which"}, {"какие", "which"}, {"умолчанию", "default"},
         {"запустить", "start run"}, {"запуска", "start run"}, {"запускать", "start run"}, {"запуск", "start run"},
         {"установить", "install"}, {"устанавливать", "install"}, {"установка", "install"}, {"установки", "install"},
@@ -493,14 +493,15 @@ std::vector<std::string> cognates(std::string_view code, std::string_view word) 
         {"ir", "e"}, {"o", ""}, {"a", ""}, {"e", ""}}},
       {"fr",
        {{"ite", "ity"}, {"eur", "er"}, {"eur", "or"}, {"ique", "ic"}, {"oire", "ory"}, {"aire", "ary"}, {"if", "ive"},
-        {"eux", "ous"}, {"isation", "ization"}, {"iser", "ize"}, {"ence", "ency"}, {"ie", "y"}, {"er", "e"}, {"e", ""}}},
+        {"eux", "ous"}, {"isation", "ization"}, {"iser", "ize"}, {"ence", "ency"}, {"age", "ing"}, {"ie", "y"}, {"er", "e"},
+        {"e", ""}}},
       {"de",
        {{"itat", "ity"}, {"tat", "ty"}, {"enz", "ence"}, {"enz", "ency"}, {"isierung", "ization"},
         {"ierung", "ation"}, {"ieren", "ize"}, {"ieren", "ate"}, {"ieren", "e"}, {"isch", "ic"}, {"ie", "y"},
         {"ik", "ic"}}},
       {"ru",
        {{"atsiya", "ation"}, {"atsii", "ation"}, {"atsiyu", "ation"}, {"tsiya", "tion"}, {"tsii", "tion"},
-        {"tsiyu", "tion"}, {"ovanie", "ization"}, {"ovaniya", "ization"}, {"ovaniyu", "ization"}, {"ika", "ic"},
+        {"tsiyu", "tion"}, {"irovanie", "ing"}, {"irovaniya", "ing"}, {"irovaniyu", "ing"}, {"ovanie", "ization"}, {"ovaniya", "ization"}, {"ovaniyu", "ization"}, {"ika", "ic"},
         {"iki", "ic"}, {"iku", "ic"}, {"izm", "ism"}, {"a", ""}, {"y", ""}, {"u", ""}, {"e", ""}}}};
   static const std::map<std::string_view, Changes> letters = {
       {"de", {{"k", "c"}, {"z", "c"}}}, {"ru", {{"kv", "qu"}, {"ks", "x"}, {"k", "c"}}}};
@@ -718,17 +719,37 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       query += word;
     }
   };
+  // The readings of one word of the question, joined by '|' ("change|alter"): answering counts
+  // the word found when any of them is (question_words.hpp), retrieval reads each as a term. A
+  // phrase among them ("rate of flow") is written as words.
+  const auto add_readings = [&](const std::vector<std::string>& readings) {
+    if (std::any_of(readings.begin(), readings.end(), [](const std::string& r) { return r.find(' ') != std::string::npos; })) {
+      for (const std::string& r : readings) add(r);
+      return;
+    }
+    std::string group;
+    for (const std::string& r : readings)
+      if (added.insert(utf8::lower(r)).second) group.append(group.empty() ? "" : "|").append(r);
+    if (group.empty()) return;
+    if (!query.empty()) query += ' ';
+    query += group;
+  };
   // Of the English candidates for `own`, a word as written, those the corpus uses, most used
   // first (dictionary order breaks ties); without counts, the dictionary's first. A candidate the
   // corpus never uses can match nothing: "waiter" for "serveur", a transliteration no loanword
   // matches. None when the corpus uses `own` itself at least as much as any of them: it is a term
   // of the field written alike in English ("cache", "Server", "compatible"), and its everyday
-  // senses ("hide", "computer") would only blur the query.
+  // senses ("hide", "computer") would only blur the query. A phrase or compound ("by heart",
+  // "water-front") counts by any of its words, so it is kept only when no single word the corpus
+  // uses is offered: dictionaries give idioms and explanations besides the words.
   const auto best = [&](std::string_view own, std::vector<std::string> candidates) {
     if (corpus_count) {
+      const auto phrase = [](const std::string& c) { return c.find_first_of(" -") != std::string::npos; };
       std::vector<std::pair<std::size_t, std::string>> counted;
       for (auto& c : candidates)
         if (const std::size_t n = corpus_count(c); n > 0) counted.emplace_back(n, std::move(c));
+      if (std::any_of(counted.begin(), counted.end(), [&](const auto& c) { return !phrase(c.second); }))
+        std::erase_if(counted, [&](const auto& c) { return phrase(c.second); });
       std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
       if (!counted.empty() && corpus_count(own) >= counted.front().first) counted.clear();
       candidates.clear();
@@ -762,19 +783,16 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
         if (most > 0 && std::find(candidates.begin(), candidates.end(), cognate) == candidates.end())
           candidates.push_back(std::move(cognate));
       }
-      const std::vector<std::string> kept = best(t.text, candidates);
-      for (const auto& translation : kept) add(translation);
+      std::vector<std::string> readings = best(t.text, candidates);
       const std::string latin = code == "ru" ? transliterated(w) : "";
-      bool used = !kept.empty();
+      const bool translated = !readings.empty();
       for (const std::string& own : {t.text, latin})
-        if (!own.empty() && (!corpus_count ? kept.empty() : corpus_count(own) > 0)) {
-          add(own);
-          used = true;
-        }
+        if (!own.empty() && (!corpus_count ? !translated : corpus_count(own) > 0)) readings.push_back(own);
       // A word the corpus never uses in any of its senses still belongs to the question: it
       // matches nothing, but answering must know that no source speaks of it ("gâteau": cake,
       // in the dictionary's first sense; "paella", "Quijote", which no dictionary knows, as written).
-      if (!used) add(known ? candidates.front() : t.text);
+      if (readings.empty()) readings.push_back(known ? candidates.front() : t.text);
+      add_readings(readings);
     }
   }
   return query.empty() ? std::string(question) : query;

@@ -482,18 +482,20 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   std::vector<double> weight(words.size(), 0.0);
   double total = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
-    for (const auto& term : words[w].parts) {
-      std::size_t df = 0;
-      for (std::size_t u = 0; u < units.size(); ++u) df += has(u, term);
-      if (df > 0) weight[w] = std::max(weight[w], std::log(1.0 + static_cast<double>(units.size()) / static_cast<double>(df)));
-    }
+    for (const QuestionWord* reading : words[w].readings())
+      for (const auto& term : reading->parts) {
+        std::size_t df = 0;
+        for (std::size_t u = 0; u < units.size(); ++u) df += has(u, term);
+        if (df > 0) weight[w] = std::max(weight[w], std::log(1.0 + static_cast<double>(units.size()) / static_cast<double>(df)));
+      }
     total += weight[w];
   }
   if (total == 0) return {};
   // The words a defining sentence starts with: the question's rarest.
   std::vector<std::string> defined;
   for (std::size_t w = 0; w < words.size(); ++w)
-    if (weight[w] > 0) defined.push_back(lowered(words[w].text));
+    if (weight[w] > 0)
+      for (const QuestionWord* reading : words[w].readings()) defined.push_back(lowered(reading->text));
 
   const auto rank_factor = [&](const Unit& u) {
     const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
