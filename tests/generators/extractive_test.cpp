@@ -156,6 +156,17 @@ TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
   EXPECT_THAT(answer, Not(HasSubstr("shares the GPU")));
 }
 
+TEST(ExtractiveGenerator, AFieldsDocstringComesWithTheFieldAndSkippedTextShows) {
+  const GenerationRequest r = ask("How do I get log probabilities and limit the tokens per output?",
+                                  {source(1, "python",
+                                          "class Params:\n    max_tokens: int = 16\n    \"\"\"Limit of tokens generated per "
+                                          "output.\"\"\"\n    seed: int = 0\n    \"\"\"The random seed.\"\"\"\n"
+                                          "    logprobs: int = 0\n    \"\"\"Number of log probabilities to return.\"\"\"\n")});
+  EXPECT_EQ(make()->generate(r),
+            "In `1` [1]:\n```\nmax_tokens: int = 16\n```\n\nLimit of tokens generated per output. … "
+            "`logprobs: int = 0` Number of log probabilities to return. [1]");
+}
+
 TEST(ExtractiveGenerator, StaysWithinItsLengthAndKeepsCodeWhole) {
   std::string long_sentence = "The scheduler batches prefill requests";
   while (long_sentence.size() < 400) long_sentence += " and prefill requests again";

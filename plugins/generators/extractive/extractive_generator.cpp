@@ -518,6 +518,13 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   // sentence after it. The code right after a ':' comes even past max_chars, cut to whole lines:
   // the sentence says nothing without it.
   const auto take = [&](std::size_t unit) {
+    // A field's docstring says what it is but not its name: the field comes with it.
+    if (unit > 0 && !units[unit].code && units[unit - 1].code && units[unit - 1].evidence == units[unit].evidence &&
+        gives_value(units[unit - 1].text) && !is_chosen(unit - 1) &&
+        request.evidence[units[unit].evidence].kind == "python") {
+      chosen.push_back(unit - 1);
+      used += units[unit - 1].chars;
+    }
     chosen.push_back(unit);
     used += units[unit].chars;
     const bool code = units[unit].code;
@@ -637,7 +644,8 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
                                utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
                                (!paragraph.empty() || !answer.empty());
       if (!u.code || inline_code) {
-        if (!paragraph.empty()) paragraph += ' ';
+        // Text left out between two quotes of a source shows as an ellipsis: they are not one statement.
+        if (!paragraph.empty()) paragraph += list[i] == list[i - 1] + 1 ? " " : " … ";
         if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
         else paragraph += u.text;
         i = run;
