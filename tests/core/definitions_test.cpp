@@ -34,6 +34,11 @@ TEST(SourcesDefine, TheDeclarationOrTheTypedFieldAskedAbout) {
   EXPECT_TRUE(sources_define("What is the default swap_space?", field));
   EXPECT_TRUE(sources_define("What does swap_space mean?", field));
   EXPECT_TRUE(sources_define("Where is CacheConfig defined?", field));
+  // A plain word the question calls a parameter, an option, a field... is a field's name.
+  const std::vector<Evidence> seed = {code("class SamplingParams:\n    seed: Optional[int] = None\n")};
+  EXPECT_TRUE(sources_define("What does the seed parameter of SamplingParams do?", seed));
+  EXPECT_TRUE(sources_define("What does the seed option control?", seed));
+  EXPECT_FALSE(sources_define("What does the seed do?", seed));
   // Uses are not definitions: a keyword argument, an assignment without a type, another name.
   EXPECT_FALSE(sources_define("What is the default swap_space?", {code("make(swap_space=4)\nswap_space = 8\n")}));
   EXPECT_FALSE(sources_define("Where is CacheConfig defined?", {code("config = CacheConfig()\n")}));

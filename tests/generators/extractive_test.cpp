@@ -167,6 +167,16 @@ TEST(ExtractiveGenerator, AFieldsDocstringComesWithTheFieldAndSkippedTextShows) 
             "`logprobs: int = 0` Number of log probabilities to return. [1]");
 }
 
+TEST(ExtractiveGenerator, WhatAParameterDoesIsSaidByItsFieldNotByACallThatSetsIt) {
+  const GenerationRequest r =
+      ask("What does the seed parameter of SamplingParams do?",
+          {source(1, "python", "class SamplingParams:\n    seed: Optional[int] = None\n    \"\"\"Random seed to use.\"\"\"\n"),
+           source(2, "python", "def test_seed(llm):\n    out = llm.generate(PROMPT, SamplingParams(seed=42))\n")});
+  const std::string answer = make()->generate(r);
+  EXPECT_THAT(answer, ::testing::StartsWith("In `1` [1]:\n```\n"));
+  EXPECT_THAT(answer, HasSubstr("seed: Optional[int] = None\n```\n\nRandom seed to use. [1]"));
+}
+
 TEST(ExtractiveGenerator, StaysWithinItsLengthAndKeepsCodeWhole) {
   std::string long_sentence = "The scheduler batches prefill requests";
   while (long_sentence.size() < 400) long_sentence += " and prefill requests again";

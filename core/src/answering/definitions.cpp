@@ -276,6 +276,13 @@ std::vector<std::string> code_names(std::string_view question) {
 
 namespace {
 
+// Words by which a question calls a name a field: "the seed parameter".
+bool is_field_noun(std::string_view word) {
+  for (const std::string_view noun : {"parameter", "option", "argument", "field", "attribute", "setting", "flag"})
+    if (word == noun) return true;
+  return false;
+}
+
 // What a question asks the definition of: the names of classes or functions ("where"), or the
 // fields to find a value of ("default", "what does x_y mean"), in the classes it names.
 struct Asked {
@@ -293,8 +300,14 @@ Asked asked_about(std::string_view question) {
     // Names with an underscore, and for a "default" question its plain words too ("the default
     // temperature"); a class it names is where they should be.
     for (const std::string& name : names) (is_class_like(name) ? asked.owners : asked.fields).push_back(name);
+    // "the seed parameter of SamplingParams": a word that a question calls a parameter is one.
+    const std::vector<std::string> words = plain_words(question);
+    for (std::size_t i = 0; i + 1 < words.size(); ++i)
+      if (is_field_noun(words[i + 1]) && !is_field_noun(words[i]) &&
+          std::find(asked.fields.begin(), asked.fields.end(), words[i]) == asked.fields.end())
+        asked.fields.push_back(words[i]);
     if (kind == QuestionKind::default_value)
-      for (const std::string& word : plain_words(question))
+      for (const std::string& word : words)
         if (std::find(asked.fields.begin(), asked.fields.end(), word) == asked.fields.end()) asked.fields.push_back(word);
   }
   return asked;

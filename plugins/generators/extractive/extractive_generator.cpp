@@ -375,6 +375,14 @@ bool gives_value(std::string_view code) {
          code[eq - 1] != '!' && code[eq - 1] != '<' && code[eq - 1] != '>';
 }
 
+// A typed field, as a class declares it: "seed: Optional[int] = None" (not "out = f(seed=42)").
+bool is_field(std::string_view code) {
+  const std::string_view t = trim(code);
+  std::size_t name = 0;
+  while (name < t.size() && (std::isalnum(static_cast<unsigned char>(t[name])) != 0 || t[name] == '_')) ++name;
+  return name > 0 && name < t.size() && t[name] == ':' && gives_value(t);
+}
+
 // A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
 bool names_command(std::string_view prose) {
   return prose.find('`') != std::string_view::npos || prose.find(" --") != std::string_view::npos;
@@ -388,7 +396,10 @@ bool is_marker(QuestionKind kind, const std::string& word) {
                                                "definition", "file", "module", "class", "function"};
   if (kind == Kind::default_value) return defaults.count(word) > 0;
   if (kind == Kind::where) return places.count(word) > 0;
-  if (kind == Kind::what_is) return word == "mean" || word == "means";
+  // "What does the seed parameter do?" asks about the seed.
+  static const std::set<std::string> meanings = {"mean", "means", "parameter", "option", "argument", "field",
+                                                 "attribute", "setting", "flag"};
+  if (kind == Kind::what_is) return meanings.count(word) > 0;
   return false;
 }
 
@@ -413,7 +424,7 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
   using Kind = QuestionKind;
   switch (kind) {
     case Kind::what_is: {
-      if (u.code) return gives_value(u.text) ? 1.0 : 0.5;  // a field brings its docstring
+      if (u.code) return is_field(u.text) ? 1.0 : 0.5;  // a field brings its docstring
       // A defining sentence names the subject early, then says what it is ("Here is the diagram
       // of X" says nothing of what X is).
       const std::string t = lowered(u.text.substr(0, std::min<std::size_t>(u.text.size(), 120)));
