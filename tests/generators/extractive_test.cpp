@@ -177,6 +177,18 @@ TEST(ExtractiveGenerator, WhatAParameterDoesIsSaidByItsFieldNotByACallThatSetsIt
   EXPECT_THAT(answer, HasSubstr("seed: Optional[int] = None\n```\n\nRandom seed to use. [1]"));
 }
 
+TEST(ExtractiveGenerator, AQuestionThatNamesNoCodeIsAnsweredFromTheDocumentationFirst) {
+  const std::vector<Evidence> evidence = {
+      source(1, "markdown", "Pipelines split models."),
+      source(2, "python", "def verify_tp(size):\n    \"\"\"Checks the tensor parallel size of a draft model.\"\"\"\n"),
+      source(3, "markdown", "Tensor parallelism shards each layer of a model across GPUs.")};
+  EXPECT_THAT(make()->generate(ask("What is tensor parallelism?", evidence)),
+              ::testing::StartsWith("Tensor parallelism shards each layer"));
+  // Naming code, it asks about that code.
+  EXPECT_THAT(make()->generate(ask("What does verify_tp check about tensor parallel size?", evidence)),
+              ::testing::StartsWith("Checks the tensor parallel size"));
+}
+
 TEST(ExtractiveGenerator, StaysWithinItsLengthAndKeepsCodeWhole) {
   std::string long_sentence = "The scheduler batches prefill requests";
   while (long_sentence.size() < 400) long_sentence += " and prefill requests again";

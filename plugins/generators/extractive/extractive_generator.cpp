@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "rag/definitions.hpp"
 #include "rag/language.hpp"
 #include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"
@@ -22,6 +23,8 @@ constexpr double kFollowShare = 0.5;
 // A how-to answer without a command takes the best unit that names one scoring at least this
 // share of the best unit.
 constexpr double kCommandShare = 0.3;
+// What a unit of the documentation weighs against one of code, for a question that names no code.
+constexpr double kDocsWeight = 1.25;
 // Units that follow one ending in ':' ("Run the server:"), added with it.
 constexpr std::size_t kMaxFollowUnits = 4;
 // The code a sentence announces is cut to no less than this many code points.
@@ -508,6 +511,9 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     if (weight[w] > 0)
       for (const QuestionWord* reading : words[w].readings()) defined.push_back(lowered(reading->text));
 
+  // A question that names no code asks about an idea ("What is tensor parallelism?"), which the
+  // documentation explains and docstrings only use.
+  const bool about_ideas = code_names(query).empty() && kind != QuestionKind::where && kind != QuestionKind::default_value;
   const auto rank_factor = [&](const Unit& u) {
     const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
     return 1.0 / (1.0 + kRankDecay * static_cast<double>(rank - 1));
@@ -517,7 +523,8 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     double covered = 0;
     for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
     if (covered == 0) continue;
-    score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], defined);
+    score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], defined) *
+               (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
 
   // Greedy choice: the best unit, then others that score well and do not repeat it.
