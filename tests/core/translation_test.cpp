@@ -90,7 +90,7 @@ TEST(Translation, CognatesTheCorpusUsesStandForWordsNoDictionaryKnows) {
   const QueryTranslator translator(
       config_of("{dictionaries: ., languages: {fr: [tiny-fra-eng], es: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}"));
   const std::map<std::string, std::size_t> corpus = {{"latency", 30}, {"server", 40}, {"quantization", 9},
-                                                     {"configuration", 12}, {"lot", 2}};
+                                                     {"configuration", 12}, {"lot", 2}, {"prefix", 5}};
   const auto count = [&](std::string_view w) {
     const auto it = corpus.find(std::string(w));
     return it == corpus.end() ? std::size_t{0} : it->second;
@@ -99,6 +99,7 @@ TEST(Translation, CognatesTheCorpusUsesStandForWordsNoDictionaryKnows) {
   EXPECT_EQ(translator.translate("¿Cómo inicio el servidor?", count), "how start server");
   EXPECT_EQ(translator.translate("¿Qué es la cuantización?", count), "what quantization");
   EXPECT_EQ(translator.translate("Что такое конфигурация?", count), "what configuration");
+  EXPECT_THAT(translator.translate("Что такое префиксное кэширование?", count), HasSubstr("what prefix"));
   // Without counts nothing tells a cognate from a false friend: none is guessed.
   EXPECT_EQ(translator.translate("Quelle latence ?"), "which latence");
 }

@@ -502,9 +502,11 @@ std::vector<std::string> cognates(std::string_view code, std::string_view word) 
       {"ru",
        {{"atsiya", "ation"}, {"atsii", "ation"}, {"atsiyu", "ation"}, {"tsiya", "tion"}, {"tsii", "tion"},
         {"tsiyu", "tion"}, {"irovanie", "ing"}, {"irovaniya", "ing"}, {"irovaniyu", "ing"}, {"ovanie", "ization"}, {"ovaniya", "ization"}, {"ovaniyu", "ization"}, {"ika", "ic"},
-        {"iki", "ic"}, {"iku", "ic"}, {"izm", "ism"}, {"a", ""}, {"y", ""}, {"u", ""}, {"e", ""}}}};
+        {"iki", "ic"}, {"iku", "ic"}, {"izm", "ism"}, {"ivnoe", "ive"}, {"ivnyy", "ive"}, {"ivnaya", "ive"},
+        {"ivnye", "ive"}, {"noe", ""}, {"nyy", ""}, {"naya", ""}, {"nye", ""}, {"nogo", ""}, {"nyh", ""}, {"a", ""},
+        {"y", ""}, {"u", ""}, {"e", ""}}}};
   static const std::map<std::string_view, Changes> letters = {
-      {"de", {{"k", "c"}, {"z", "c"}}}, {"ru", {{"kv", "qu"}, {"ks", "x"}, {"k", "c"}}}};
+      {"de", {{"k", "c"}, {"z", "c"}}}, {"ru", {{"kv", "qu"}, {"ks", "x"}, {"k", "c"}, {"ya", "a"}}}};
   const auto rules = endings.find(code);
   if (rules == endings.end()) return {};
   std::string plain = code == "ru" ? transliterated(word) : without_accents(word);
