@@ -590,7 +590,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
           (command == units.size() || score[u] > score[command]))
         command = u;
     if (command < units.size()) {
-      while (used + units[command].chars > max_chars_) {
+      while (chosen.size() > 1 && used + units[command].chars > max_chars_) {
         used -= units[chosen.back()].chars;
         chosen.pop_back();
       }
