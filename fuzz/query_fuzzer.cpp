@@ -1,5 +1,5 @@
-// libFuzzer target: the query analyzer on arbitrary bytes, and BM25 search with the result over
-// a small fixed index. Invariants: no exception; for UTF-8 input, terms are non-empty UTF-8 and
+// libFuzzer target: the query analyzer and the question's words on arbitrary bytes, and BM25
+// search with the result over a small fixed index. Invariants: no exception; for UTF-8 input, terms are non-empty UTF-8 and
 // the same on a second analysis; hits are at most k, in range, finite and best first.
 #include <stdlib.h>
 
@@ -12,6 +12,7 @@
 #include "fuzz_check.hpp"
 #include "rag/analyzer.hpp"
 #include "rag/chunk_vector.hpp"
+#include "rag/question_words.hpp"
 #include "rag/utf8.hpp"
 
 namespace {
@@ -97,6 +98,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(rag::utf8::is_valid(t), "term is not UTF-8");
       }
       FUZZ_CHECK(analyzer->analyze(query) == terms, "analysis is not deterministic");
+      // The question's words as answering weighs them ('|' joins a word's readings): each has
+      // terms, and a text holding every term of the question covers each fully.
+      const std::vector<std::string> all = rag::sorted_terms(query, *analyzer);
+      for (const rag::QuestionWord& w : rag::question_words(query, *analyzer)) {
+        FUZZ_CHECK(!w.parts.empty(), "a question word without terms");
+        const double covered = w.coverage(all);
+        FUZZ_CHECK(covered >= 0 && covered <= 1, "coverage out of [0, 1]");
+      }
     }
     if (!valid) return 0;
     const std::size_t k = 1 + size % 7;
