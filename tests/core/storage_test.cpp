@@ -227,6 +227,42 @@ TEST(ScoreAccumulator, TopIsTheBestKWithEqualScoresInIdOrder) {
     EXPECT_EQ(ids(scores.top(k)), ids(std::vector<Hit>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k)))) << k;
 }
 
+TEST(ScoreAccumulator, AddingAListIsAddingEachInTurn) {
+  const std::vector<std::uint32_t> chunks = {7, 3, 7, 9, 3, 1};
+  const std::vector<double> values = {0.5, 1.25, 0.25, 2.0, 0.125, 3.0};
+  ScoreAccumulator one_by_one(10);
+  one_by_one.add(4, 1.0);
+  for (std::size_t i = 0; i < chunks.size(); ++i) one_by_one.add(chunks[i], values[i]);
+  const std::vector<std::uint32_t> touched_one_by_one = one_by_one.touched();
+  const std::vector<Hit> expected = one_by_one.top(10);
+  {
+    ScoreAccumulator listed(10);
+    listed.add(4, 1.0);
+    listed.add(chunks, values);
+    EXPECT_EQ(listed.touched(), touched_one_by_one);  // each chunk once, where first scored
+    const std::vector<Hit> top = listed.top(10);
+    ASSERT_EQ(top.size(), expected.size());
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      EXPECT_EQ(top[i].chunk, expected[i].chunk);
+      EXPECT_EQ(top[i].score, expected[i].score);
+    }
+    const std::uint8_t* scored = listed.scored_flags();
+    for (std::uint32_t c = 0; c < 10; ++c) EXPECT_EQ(scored[c], listed.has(c) ? 1 : 0) << c;
+    EXPECT_TRUE(listed.has(9));
+    EXPECT_FALSE(listed.has(2));
+    listed.add_to_scored(9, 0.5);
+    EXPECT_EQ(listed.score(9), 2.5);
+    EXPECT_EQ(listed.touched().size(), touched_one_by_one.size());
+  }
+  // The next accumulator of the thread starts clean, whatever the last one held.
+  ScoreAccumulator next(10);
+  EXPECT_TRUE(next.touched().empty());
+  for (std::uint32_t c = 0; c < 10; ++c) {
+    EXPECT_FALSE(next.has(c));
+    EXPECT_EQ(next.score(c), 0.0);
+  }
+}
+
 TEST(Utf8, PrefixBytesCountsWholeCodePoints) {
   EXPECT_EQ(utf8::prefix_bytes("\xC3\xA9t\xC3\xA9", 2), 3u);  // "ét" of "été"
   EXPECT_EQ(utf8::prefix_bytes("\xC3\xA9t\xC3\xA9", 9), 5u);

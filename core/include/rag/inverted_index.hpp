@@ -167,32 +167,40 @@ class InvertedIndexSet {
     thread_local std::vector<std::uint32_t> kept;  // positions in a part's postings, with `among`
     for (std::size_t p = 0; p < parts_.size(); ++p) {
       const Part& part = *parts_[p];
-      const InvertedIndex::Postings& in_part = postings.in_part[p];
-      const std::uint32_t base = part.segment.base;
-      const bool removals = !part.segment.removed.empty();
+      // Read once into locals: through the references, each posting would load them again.
+      const std::uint32_t* const chunks = postings.in_part[p].chunks.data();
+      const std::uint32_t* const frequencies = postings.in_part[p].frequencies.data();
+      const std::uint32_t* const fields = postings.in_part[p].fields.data();
+      const std::size_t size = postings.in_part[p].chunks.size();
+      const std::size_t chunk_count = part.index.chunk_count();
+      const Segment& segment = part.segment;
+      const std::uint32_t base = segment.base;
+      const bool removals = !segment.removed.empty();
       const auto visit_at = [&](std::size_t i) {  // the chunk id at i is known to be in the part
-        const std::uint32_t c = in_part.chunks[i];
-        if (removals && part.segment.is_removed(c)) return;
+        const std::uint32_t c = chunks[i];
+        if (removals && segment.is_removed(c)) return;
         if constexpr (std::is_invocable_v<Visit, std::uint32_t, const Part&, std::uint32_t, std::uint32_t, FieldCounts>)
-          visit(base + c, part, in_part.frequencies[i], c, FieldCounts::unpack(in_part.fields[i]));
+          visit(base + c, part, frequencies[i], c, FieldCounts::unpack(fields[i]));
         else
-          visit(base + c, part, in_part.frequencies[i], c);
+          visit(base + c, part, frequencies[i], c);
       };
       if (!among) {
-        for (std::size_t i = 0; i < in_part.chunks.size(); ++i) {
-          if (in_part.chunks[i] >= part.index.chunk_count()) part.index.damaged();
+        for (std::size_t i = 0; i < size; ++i) {
+          if (chunks[i] >= chunk_count) part.index.damaged();
           visit_at(i);
         }
         continue;
       }
-      if (kept.size() < in_part.chunks.size()) kept.resize(in_part.chunks.size());
+      if (kept.size() < size) kept.resize(size);
       std::uint32_t* const positions = kept.data();  // not the thread's vector looked up at each posting
+      const std::uint8_t* const scored = among->scored_flags() + base;
       std::size_t n = 0;
-      for (std::size_t i = 0; i < in_part.chunks.size(); ++i) {
-        const std::uint32_t c = in_part.chunks[i];
-        if (c >= part.index.chunk_count()) part.index.damaged();
+#pragma GCC unroll 4
+      for (std::size_t i = 0; i < size; ++i) {
+        const std::uint32_t c = chunks[i];
+        if (c >= chunk_count) part.index.damaged();
         positions[n] = static_cast<std::uint32_t>(i);
-        n += among->has(base + c);
+        n += scored[c];
       }
       for (std::size_t j = 0; j < n; ++j) visit_at(positions[j]);
     }

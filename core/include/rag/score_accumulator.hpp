@@ -1,10 +1,11 @@
 #pragma once
 // Adding up per-chunk scores for one query and taking the best k: the inner loop that every
-// term-at-a-time retriever shares. The dense score array is borrowed from a per-thread pool
-// and only the touched entries are reset, so a query costs no allocation or page clearing in
-// proportion to the corpus.
+// term-at-a-time retriever shares. The dense score array, and the list of the chunks touched,
+// are borrowed from a per-thread pool and only the touched entries are reset, so a query costs
+// no allocation or page clearing in proportion to the corpus.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "rag/retriever.hpp"
@@ -28,10 +29,17 @@ class ScoreAccumulator {
     }
     scratch.scores[chunk] += score;
   }
+  /// add(chunks[i], scores[i]) for each i, in order: one call for a whole posting list, whose
+  /// loop keeps no branch on whether a chunk is new.
+  void add(std::span<const std::uint32_t> chunks, std::span<const double> scores);
   /// Whether the chunk has received a score. A very common term may add only to those, which
   /// spares making nearly every chunk a candidate (the "continue" strategy of Moffat and
   /// Zobel's term-at-a-time evaluation).
   bool has(std::uint32_t chunk) const { return scratch_->seen[chunk] != 0; }
+  /// has() of every chunk as a byte, 1 when it has received a score: for loops that test many.
+  const std::uint8_t* scored_flags() const { return scratch_->seen.data(); }
+  /// add() to a chunk that has received a score already, without testing it.
+  void add_to_scored(std::uint32_t chunk, double score) { scratch_->scores[chunk] += score; }
   /// Multiplies the chunk's score, e.g. to normalise it, once all terms are added.
   void scale(std::uint32_t chunk, double factor) { scratch_->scores[chunk] *= factor; }
   const std::vector<std::uint32_t>& touched() const { return touched_; }
@@ -44,6 +52,7 @@ class ScoreAccumulator {
   struct Scratch {
     std::vector<double> scores;
     std::vector<std::uint8_t> seen;
+    std::vector<std::uint32_t> touched;  ///< an empty list whose capacity the next query reuses
   };
 
  private:

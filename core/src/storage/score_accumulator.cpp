@@ -26,6 +26,7 @@ ScoreAccumulator::ScoreAccumulator(std::size_t chunks) {
     scratch_->scores.resize(chunks, 0.0);
     scratch_->seen.resize(chunks, 0);
   }
+  touched_ = std::move(scratch_->touched);
 }
 
 ScoreAccumulator::~ScoreAccumulator() { release(); }
@@ -49,7 +50,25 @@ void ScoreAccumulator::release() {
     scratch_->seen[c] = 0;
   }
   touched_.clear();
+  scratch_->touched = std::move(touched_);
   pool().push_back(std::move(scratch_));
+}
+
+void ScoreAccumulator::add(std::span<const std::uint32_t> chunks, std::span<const double> scores) {
+  double* const sums = scratch_->scores.data();
+  std::uint8_t* const seen = scratch_->seen.data();
+  const std::size_t before = touched_.size();
+  touched_.resize(before + chunks.size());
+  std::uint32_t* const touched = touched_.data() + before;
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const std::uint32_t c = chunks[i];
+    touched[added] = c;  // kept only when the chunk is new
+    added += seen[c] ^ 1U;
+    seen[c] = 1;
+    sums[c] += scores[i];
+  }
+  touched_.resize(before + added);
 }
 
 std::vector<Hit> ScoreAccumulator::top(std::size_t k, const SegmentList* order) const {

@@ -97,17 +97,23 @@ void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) 
 template <bool PerField>
 void Bm25Retriever::add_postings_of_variant(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer,
                                             bool single_analyzer, double weight, bool opens, ScoreAccumulator& scores) const {
-  switch (parameters_.variant) {  // a loop for each variant: the formula is chosen once a term
-    case Bm25Variant::robertson: return add_postings<Bm25Variant::robertson, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
-    case Bm25Variant::lucene: return add_postings<Bm25Variant::lucene, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
-    case Bm25Variant::bm25l: return add_postings<Bm25Variant::bm25l, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
-    case Bm25Variant::bm25plus: return add_postings<Bm25Variant::bm25plus, PerField>(postings, analyzer, single_analyzer, weight, opens, scores);
+  // A loop for each variant and for opening or not: the formula and the way to add are chosen
+  // once a term.
+  const auto run = [&]<Bm25Variant V>() {
+    if (opens) add_postings<V, PerField, true>(postings, analyzer, single_analyzer, weight, scores);
+    else add_postings<V, PerField, false>(postings, analyzer, single_analyzer, weight, scores);
+  };
+  switch (parameters_.variant) {
+    case Bm25Variant::robertson: return run.template operator()<Bm25Variant::robertson>();
+    case Bm25Variant::lucene: return run.template operator()<Bm25Variant::lucene>();
+    case Bm25Variant::bm25l: return run.template operator()<Bm25Variant::bm25l>();
+    case Bm25Variant::bm25plus: return run.template operator()<Bm25Variant::bm25plus>();
   }
 }
 
-template <Bm25Variant V, bool PerField>
+template <Bm25Variant V, bool PerField, bool Opens>
 void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer,
-                                 bool single_analyzer, double weight, bool opens, ScoreAccumulator& scores) const {
+                                 bool single_analyzer, double weight, ScoreAccumulator& scores) const {
   const Bm25Parameters p = parameters_;
   // The length normalisation 1 - b + b |d| / avgdl, with the division by avgdl done once; per
   // field for BM25F.
@@ -119,12 +125,40 @@ void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings,
   }
   const double* w = field_weights_.weight;
   const double path_weight = path_weight_;
+  // A term that opens candidates gathers its scores and adds them in one call, whose loop has no
+  // branch on new chunks (ScoreAccumulator::add); one that does not adds only to chunks already
+  // scored, without a test. Buffers per thread, at most two scores a posting (path and text).
+  thread_local std::vector<std::uint32_t> gathered_ids;
+  thread_local std::vector<double> gathered_scores;
+  std::uint32_t* ids = nullptr;
+  double* values = nullptr;
+  std::size_t gathered = 0;
+  if constexpr (Opens) {
+    std::size_t most = 0;
+    for (const InvertedIndex::Postings& in_part : postings.in_part) most += in_part.chunks.size();
+    if (PerField || path_weight > 0) most *= 2;
+    if (gathered_ids.size() < most) {
+      gathered_ids.resize(most);
+      gathered_scores.resize(most);
+    }
+    ids = gathered_ids.data();
+    values = gathered_scores.data();
+  }
+  const auto add = [&](std::uint32_t id, double score) {
+    if constexpr (Opens) {
+      ids[gathered] = id;
+      values[gathered] = score;
+      ++gathered;
+    } else {
+      scores.add_to_scored(id, score);
+    }
+  };
   const auto visit = [&](std::uint32_t id, const InvertedIndexSet::Part& part, std::uint32_t tf, std::uint32_t c,
                          FieldCounts in_fields) {
     if (!single_analyzer && part.index.analyzer_of(c) != analyzer) return;
     if (path_weight > 0 && in_fields.path > 0) {
       const double path_norm = field_one_minus_b[1] + field_b_per_length[1] * part.index.field_lengths(c).path;
-      scores.add(id, path_weight * weight * bm25_tf_weight<V>(p, in_fields.path, path_norm));
+      add(id, path_weight * weight * bm25_tf_weight<V>(p, in_fields.path, path_norm));
     }
     if constexpr (PerField) {
       const std::uint32_t length = part.index.length(c);
@@ -138,15 +172,14 @@ void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings,
       if (in_fields.path > 0) pseudo_tf += w[1] * in_fields.path / (field_one_minus_b[1] + field_b_per_length[1] * lengths.path);
       if (in_fields.section > 0)
         pseudo_tf += w[2] * in_fields.section / (field_one_minus_b[2] + field_b_per_length[2] * lengths.section);
-      if (pseudo_tf > 0) scores.add(id, weight * bm25_tf_weight<V>(p, pseudo_tf, 1.0));
+      if (pseudo_tf > 0) add(id, weight * bm25_tf_weight<V>(p, pseudo_tf, 1.0));
     } else {
       const double norm = one_minus_b + b_per_length * part.index.length(c);
-      scores.add(id, weight * bm25_tf_weight<V>(p, tf, norm));
+      add(id, weight * bm25_tf_weight<V>(p, tf, norm));
     }
   };
-  // A term that does not open candidates adds only to chunks already scored.
   const auto walk = [&](auto&& visitor) {
-    if (opens) index_.for_each_posting(postings, visitor);
+    if constexpr (Opens) index_.for_each_posting(postings, visitor);
     else index_.for_each_posting_among(postings, scores, visitor);
   };
   if (PerField || path_weight > 0) {
@@ -156,6 +189,7 @@ void Bm25Retriever::add_postings(const InvertedIndexSet::TermPostings& postings,
       visit(id, part, tf, c, FieldCounts{});
     });
   }
+  if constexpr (Opens) scores.add({ids, gathered}, {values, gathered});
 }
 
 Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, const std::vector<Hit>& top) const {

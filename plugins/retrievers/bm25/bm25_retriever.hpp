@@ -60,9 +60,9 @@ class Bm25Retriever final : public Retriever {
   template <bool PerField>
   void add_postings_of_variant(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer,
                                bool single_analyzer, double weight, bool opens, ScoreAccumulator& scores) const;
-  template <Bm25Variant V, bool PerField>
+  template <Bm25Variant V, bool PerField, bool Opens>
   void add_postings(const InvertedIndexSet::TermPostings& postings, std::uint32_t analyzer, bool single_analyzer,
-                    double weight, bool opens, ScoreAccumulator& scores) const;
+                    double weight, ScoreAccumulator& scores) const;
   WeightedTerms expand(const WeightedTerms& terms, const std::vector<Hit>& top) const;
   /// The k best chunks once each is lifted by file_weight times the best score of another
   /// chunk of its file.
