@@ -1,6 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rag/binary_file.hpp"
 #include "rag/corpus.hpp"
 #include "rag/dataset.hpp"
@@ -260,6 +262,29 @@ TEST(ScoreAccumulator, AddingAListIsAddingEachInTurn) {
   for (std::uint32_t c = 0; c < 10; ++c) {
     EXPECT_FALSE(next.has(c));
     EXPECT_EQ(next.score(c), 0.0);
+  }
+}
+
+TEST(BestHits, OfferedOneByOneAreTheBestKOfAll) {
+  // Scores with ties, offered in an order that puts better hits late.
+  std::vector<Hit> hits;
+  for (std::uint32_t c = 0; c < 200; ++c) hits.push_back({c, static_cast<double>((c * 7919) % 23)});
+  std::vector<Hit> all = hits;
+  std::sort(all.begin(), all.end(), [](const Hit& x, const Hit& y) {
+    return x.score != y.score ? x.score > y.score : x.chunk < y.chunk;
+  });
+  for (const std::size_t k : {0u, 1u, 5u, 30u, 199u, 200u, 500u}) {
+    BestHits best(k, nullptr);
+    for (const Hit& h : hits) best.offer(h);
+    const std::vector<Hit> top = best.take();
+    ASSERT_EQ(top.size(), std::min<std::size_t>(k, all.size())) << k;
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      EXPECT_EQ(top[i].chunk, all[i].chunk) << k << " " << i;
+      EXPECT_EQ(top[i].score, all[i].score) << k << " " << i;
+    }
+    const std::vector<Hit> listed = best_hits(hits, k);
+    ASSERT_EQ(listed.size(), top.size());
+    for (std::size_t i = 0; i < top.size(); ++i) EXPECT_EQ(listed[i].chunk, top[i].chunk);
   }
 }
 

@@ -4,6 +4,7 @@
 // are borrowed from a per-thread pool and only the touched entries are reset, so a query costs
 // no allocation or page clearing in proportion to the corpus.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <vector>
@@ -62,8 +63,32 @@ class ScoreAccumulator {
   std::vector<std::uint32_t> touched_;
 };
 
-/// The `k` best of `hits`, best first; equal scores in `order`'s order (SegmentList::before), or
-/// by chunk id without one.
+/// The `k` best of hits offered one at a time, without a list of them all: those kept are a heap
+/// whose top is the worst of them, and most hits lose to it at the first comparison, a
+/// well-predicted branch (nth_element's partitions are not). Equal scores in `order`'s order
+/// (SegmentList::before), or by chunk id without one.
+class BestHits {
+ public:
+  BestHits(std::size_t k, const SegmentList* order) : k_(k), order_(order) {}
+  void offer(const Hit& hit) {
+    if (hit.score < worst_) return;
+    challenge(hit);
+  }
+  /// The best k offered, best first.
+  std::vector<Hit> take();
+
+ private:
+  void challenge(const Hit& hit);
+  bool better(const Hit& x, const Hit& y) const;
+
+  std::size_t k_;
+  const SegmentList* order_;
+  std::vector<Hit> kept_;
+  bool heaped_ = false;  // once k are kept: the heap is made at the first hit after them
+  double worst_ = -std::numeric_limits<double>::infinity();  // the top's score once heaped
+};
+
+/// The `k` best of `hits`, best first (see BestHits).
 std::vector<Hit> best_hits(std::vector<Hit> hits, std::size_t k, const SegmentList* order = nullptr);
 
 }  // namespace rag

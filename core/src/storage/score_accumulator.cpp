@@ -78,28 +78,39 @@ std::vector<Hit> ScoreAccumulator::top(std::size_t k, const SegmentList* order) 
   return best_hits(std::move(hits), k, order);
 }
 
-std::vector<Hit> best_hits(std::vector<Hit> hits, std::size_t k, const SegmentList* order) {
-  const auto better = [order](const Hit& x, const Hit& y) {
-    if (x.score != y.score) return x.score > y.score;
-    return order ? order->before(x.chunk, y.chunk) : x.chunk < y.chunk;
-  };
-  // The best k so far in a heap whose top is the worst of them: most hits lose to it at the
-  // first comparison, a well-predicted branch (nth_element's partitions are not).
-  if (k == 0) return {};
-  const std::size_t n = std::min(k, hits.size());
-  if (n < hits.size()) {
-    std::vector<Hit> heap(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(n));
-    std::make_heap(heap.begin(), heap.end(), better);
-    for (std::size_t i = n; i < hits.size(); ++i) {
-      if (!better(hits[i], heap.front())) continue;
-      std::pop_heap(heap.begin(), heap.end(), better);
-      heap.back() = hits[i];
-      std::push_heap(heap.begin(), heap.end(), better);
+bool BestHits::better(const Hit& x, const Hit& y) const {
+  if (x.score != y.score) return x.score > y.score;
+  return order_ ? order_->before(x.chunk, y.chunk) : x.chunk < y.chunk;
+}
+
+void BestHits::challenge(const Hit& hit) {
+  const auto better = [this](const Hit& x, const Hit& y) { return this->better(x, y); };
+  if (!heaped_) {
+    if (kept_.size() < k_) {
+      kept_.push_back(hit);
+      return;
     }
-    hits = std::move(heap);
+    if (k_ == 0) return;
+    std::make_heap(kept_.begin(), kept_.end(), better);
+    heaped_ = true;
   }
-  std::sort(hits.begin(), hits.end(), better);
-  return hits;
+  if (better(hit, kept_.front())) {
+    std::pop_heap(kept_.begin(), kept_.end(), better);
+    kept_.back() = hit;
+    std::push_heap(kept_.begin(), kept_.end(), better);
+  }
+  worst_ = kept_.front().score;
+}
+
+std::vector<Hit> BestHits::take() {
+  std::sort(kept_.begin(), kept_.end(), [this](const Hit& x, const Hit& y) { return better(x, y); });
+  return std::move(kept_);
+}
+
+std::vector<Hit> best_hits(std::vector<Hit> hits, std::size_t k, const SegmentList* order) {
+  BestHits best(k, order);
+  for (const Hit& h : hits) best.offer(h);
+  return best.take();
 }
 
 }  // namespace rag

@@ -232,30 +232,40 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
 
 std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& scores, std::size_t k) const {
   // The two best scores of each file: a chunk is lifted by the best of the others. Per thread,
-  // sized for every file and cleaned after each query where it was used.
+  // sized for every file and cleaned after each query where it was used; so are each chunk's
+  // file and score, looked up once.
   thread_local std::vector<std::pair<double, double>> per_file;
+  thread_local std::vector<std::uint32_t> files;
+  thread_local std::vector<double> raw_scores;
   if (per_file.size() < segments_->file_limit()) per_file.resize(segments_->file_limit(), {0.0, 0.0});
-  std::pair<double, double>* const best = per_file.data();  // the thread's vector looked up once, not per chunk
   const std::vector<std::uint32_t>& touched = scores.touched();
-  std::vector<std::uint32_t> file_of;
-  std::vector<Hit> lifted;
-  file_of.reserve(touched.size());
-  lifted.reserve(touched.size());
-  for (const std::uint32_t c : touched) {
-    file_of.push_back(segments_->file_of(c));
-    auto& [first, second] = best[file_of.back()];
-    const double s = scores.score(c);
-    lifted.push_back({c, s});
-    second = std::max(second, std::min(first, s));
-    first = std::max(first, s);
+  if (files.size() < touched.size()) {
+    files.resize(touched.size());
+    raw_scores.resize(touched.size());
+  }
+  // The thread's vectors looked up once, not per chunk.
+  std::pair<double, double>* const best = per_file.data();
+  std::uint32_t* const file_of = files.data();
+  double* const raw = raw_scores.data();
+  const std::uint32_t* const chunks = touched.data();
+  const std::size_t n = touched.size();
+  // Files apart: the loop that calls out for each reads nothing else.
+  for (std::size_t i = 0; i < n; ++i) file_of[i] = segments_->file_of(chunks[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    raw[i] = scores.score(chunks[i]);
+    auto& [first, second] = best[file_of[i]];
+    second = std::max(second, std::min(first, raw[i]));
+    first = std::max(first, raw[i]);
   }
   // The bests are those before the lift.
-  for (std::size_t i = 0; i < touched.size(); ++i) {
+  BestHits lifted(k, segments_);
+  const double file_weight = file_weight_;
+  for (std::size_t i = 0; i < n; ++i) {
     const auto& [first, second] = best[file_of[i]];
-    lifted[i].score += file_weight_ * (lifted[i].score == first ? second : first);
+    lifted.offer({chunks[i], raw[i] + file_weight * (raw[i] == first ? second : first)});
   }
-  for (const std::uint32_t f : file_of) best[f] = {0.0, 0.0};
-  return best_hits(std::move(lifted), k, segments_);
+  for (std::size_t i = 0; i < n; ++i) best[file_of[i]] = {0.0, 0.0};
+  return lifted.take();
 }
 
 std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {
