@@ -249,8 +249,15 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
   double* const raw = raw_scores.data();
   const std::uint32_t* const chunks = touched.data();
   const std::size_t n = touched.size();
-  // Files apart: the loop that calls out for each reads nothing else.
-  for (std::size_t i = 0; i < n; ++i) file_of[i] = segments_->file_of(chunks[i]);
+  // Files apart: the loop that calls out for each reads nothing else. With one segment (what a
+  // full build makes) without looking the segment up for each.
+  if (const std::span<const Segment> in = segments_->segments(); in.size() == 1) {
+    const SegmentChunks& store = *in[0].chunks;
+    const std::uint32_t base = in[0].base;
+    for (std::size_t i = 0; i < n; ++i) file_of[i] = store.file_of(chunks[i] - base);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) file_of[i] = segments_->file_of(chunks[i]);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     raw[i] = scores.score(chunks[i]);
     auto& [first, second] = best[file_of[i]];
