@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "rag/binary_file.hpp"
 #include "rag/chunk_vector.hpp"
 #include "retrievers/toy_corpus.hpp"
 #include "test_support.hpp"
@@ -244,6 +245,52 @@ TEST(Bm25Retriever, CommonTermsAddAcrossSegmentsAsInOneIndex) {
     const std::vector<Hit> hits = one.search("needle hay straw", 2000);
     EXPECT_LT(hits.size(), kept.size());  // "hay" opened no chunk of its own
     expect_same(hits, cut.search("needle hay straw", 2000), one.segments(), cut.segments());
+  }
+}
+
+// A segment file whose posting lists name chunk ids past its chunks: every walk of them stops
+// with an error, whether the term opens candidates or filters its postings against them.
+TEST(Bm25Retriever, PostingsOfChunksOutsideTheSegmentAreAnError) {
+  // "kiwi" in chunks 0-1099; "lime" in those and in chunk 5000, which a 1100-chunk segment
+  // lacks, at the end of its list (past the first blocks the filter checks).
+  constexpr std::uint32_t kChunks = 1100;
+  testing::TempDir dir;
+  {
+    std::vector<std::uint32_t> posting_chunks, ones;
+    for (int term = 0; term < 2; ++term)
+      for (std::uint32_t c = 0; c < kChunks; ++c) posting_chunks.push_back(c);
+    posting_chunks.push_back(5000);
+    ones.assign(posting_chunks.size(), 1);
+    const std::vector<std::uint64_t> term_offsets = {0, 4, 8}, posting_offsets = {0, kChunks, 2 * kChunks + 1};
+    const std::vector<std::uint32_t> lengths(kChunks, 2), zeros(kChunks, 0), no_fields(posting_chunks.size(), 0);
+    const std::vector<std::uint64_t> totals = {2 * kChunks, 0, 0};
+    BinaryWriter out(dir / "bm25.bin", "bm25", 3);
+    out.section("kiwilime");
+    out.section<std::uint64_t>(term_offsets);
+    out.section<std::uint64_t>(posting_offsets);
+    out.section<std::uint32_t>(posting_chunks);
+    out.section<std::uint32_t>(ones);
+    out.section<std::uint32_t>(no_fields);
+    out.section<std::uint32_t>(lengths);
+    out.section<std::uint32_t>(zeros);
+    out.section<std::uint32_t>(zeros);
+    out.section<std::uint64_t>(totals);
+    out.commit();
+  }
+  const ChunkVector chunks(std::vector<Chunk>(kChunks, text_chunk("kiwi lime")));
+  const std::vector<Segment> segments = {{dir.path(), &chunks, 0, {}}};
+  const SegmentList list(segments);
+  const auto retriever = maker("{common_share: 0.5, index_path: false, index_section: false}")();
+  retriever->open(list);
+  EXPECT_EQ(retriever->search("kiwi", 10).size(), 10u);
+  for (const char* query : {"lime", "kiwi lime"}) {  // "lime" opens, then filters past 1000 candidates
+    SCOPED_TRACE(query);
+    try {
+      retriever->search(query, 10);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("inconsistent"), std::string::npos) << e.what();
+    }
   }
 }
 
