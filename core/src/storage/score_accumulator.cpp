@@ -45,9 +45,12 @@ ScoreAccumulator& ScoreAccumulator::operator=(ScoreAccumulator&& other) noexcept
 
 void ScoreAccumulator::release() {
   if (!scratch_) return;
+  // Through locals: a byte stored may alias anything, which would reload the vectors at each.
+  double* const scores = scratch_->scores.data();
+  std::uint8_t* const seen = scratch_->seen.data();
   for (const std::uint32_t c : touched_) {
-    scratch_->scores[c] = 0.0;
-    scratch_->seen[c] = 0;
+    scores[c] = 0.0;
+    seen[c] = 0;
   }
   touched_.clear();
   scratch_->touched = std::move(touched_);
