@@ -138,6 +138,13 @@ TEST(CorpusSnapshot, ChangesAreDecidedByContent) {
   for (const auto& entry : then.files) loaded.files.push_back({entry.relative_path, entry.size, entry.modified, read_source(entry).digest});
   ASSERT_EQ(loaded.files.size(), 4u);
   EXPECT_TRUE(compare_corpus(loaded, list_corpus(pipeline)).empty());
+  // Sizes and times as std::filesystem gives them, so that indexes written before stay up to date.
+  for (const auto& entry : then.files) {
+    EXPECT_EQ(entry.size, std::filesystem::file_size(entry.path));
+    EXPECT_EQ(entry.modified, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::filesystem::last_write_time(entry.path).time_since_epoch())
+                                  .count());
+  }
 
   const auto later = std::filesystem::last_write_time(dir / "repo/touched.md") + std::chrono::hours(1);
   std::filesystem::last_write_time(dir / "repo/touched.md", later);

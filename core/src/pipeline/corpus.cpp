@@ -1,6 +1,10 @@
 #include "rag/corpus.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 
 #include "rag/checksum.hpp"
 #include "rag/error.hpp"
@@ -38,13 +42,17 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
       return std::any_of(patterns.begin(), patterns.end(), [&](const auto& p) { return glob_match(p, relative); });
     };
     if (!matches(pipeline.include) || matches(pipeline.exclude)) continue;
-    CorpusEntry file;
-    file.size = entry.file_size(entry_ec);
-    const auto time = entry.last_write_time(entry_ec);
-    if (entry_ec) {
-      listing.notes.push_back(relative + ": skipped (" + entry_ec.message() + ")");
+    // Size and time from one stat (file_size and last_write_time would make one each).
+    struct stat status {};
+    if (::stat(entry.path().c_str(), &status) != 0) {
+      listing.notes.push_back(relative + ": skipped (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;
     }
+    CorpusEntry file;
+    file.size = static_cast<std::uintmax_t>(status.st_size);
+    // As last_write_time gives it: the file clock, not the system clock.
+    const auto time = std::chrono::file_clock::from_sys(std::chrono::sys_time<std::chrono::nanoseconds>(
+        std::chrono::seconds(status.st_mtim.tv_sec) + std::chrono::nanoseconds(status.st_mtim.tv_nsec)));
     if (file.size > pipeline.max_file_bytes) {
       listing.notes.push_back(relative + ": skipped, " + std::to_string(file.size) + " bytes is over corpus.max_file_size");
       continue;
