@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <bitset>
 #include <cctype>
 #include <functional>
 #include <map>
@@ -146,11 +147,11 @@ std::optional<std::size_t> dictd_number(std::string_view digits) {
   return n;
 }
 
-// Inflates `in` (gzip when `gzip`, else raw deflate) whole.
-std::string inflate_all(std::string_view in, bool gzip, const std::string& file) {
+// Inflates `in` (gzip when `gzip`, else raw deflate) whole, onto the end of `out`: a dictionary's
+// chunks go one after another into one string, with no copy of each.
+void inflate_onto(std::string& out, std::string_view in, bool gzip, const std::string& file) {
   z_stream z{};
   if (inflateInit2(&z, gzip ? 16 + MAX_WBITS : -MAX_WBITS) != Z_OK) throw Error(file + ": cannot start zlib");
-  std::string out;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   z.avail_in = static_cast<uInt>(in.size());
   int status = Z_OK;
@@ -166,6 +167,11 @@ std::string inflate_all(std::string_view in, bool gzip, const std::string& file)
   inflateEnd(&z);
   if (status != Z_STREAM_END && status != Z_BUF_ERROR && status != Z_OK)
     throw Error(file + ": damaged compressed data (reinstall the dictionary)");
+}
+
+std::string inflate_all(std::string_view in, bool gzip, const std::string& file) {
+  std::string out;
+  inflate_onto(out, in, gzip, file);
   return out;
 }
 
@@ -228,10 +234,14 @@ class DictText {
   /// The whole uncompressed text.
   const std::string& whole() const {
     if (!whole_) {
-      if (chunk_starts_.empty()) text_ = raw_;
-      else
+      if (chunk_starts_.empty()) {
+        text_ = raw_;
+      } else {
+        // Room for every chunk at once (and the last one's spare), so that the text never moves.
+        text_.reserve(chunk_length_ * chunk_sizes_.size() + 65536);
         for (std::size_t chunk = 0; chunk < chunk_sizes_.size(); ++chunk)
-          text_ += inflate_all(std::string_view(raw_).substr(chunk_starts_[chunk], chunk_sizes_[chunk]), false, name_);
+          inflate_onto(text_, std::string_view(raw_).substr(chunk_starts_[chunk], chunk_sizes_[chunk]), false, name_);
+      }
       whole_ = true;
     }
     return text_;
@@ -254,12 +264,16 @@ struct IndexEntry {
 };
 
 // Calls `visit` for each well-formed line of a dictd index ("headword TAB offset TAB length").
-void for_each_entry(std::string_view index, const std::function<void(const IndexEntry&)>& visit) {
+// With `first_bytes`, only for the lines whose headword starts with one of them: the others (most
+// of a 500,000-line index) are passed over without being parsed.
+void for_each_entry(std::string_view index, const std::function<void(const IndexEntry&)>& visit,
+                    const std::bitset<256>* first_bytes = nullptr) {
   for (std::size_t begin = 0; begin < index.size();) {
     std::size_t end = index.find('\n', begin);
     if (end == std::string_view::npos) end = index.size();
     const std::string_view line = index.substr(begin, end - begin);
     begin = end + 1;
+    if (first_bytes && (line.empty() || !(*first_bytes)[static_cast<unsigned char>(line[0])])) continue;
     const std::size_t tab1 = line.find('\t');
     const std::size_t tab2 = tab1 == std::string_view::npos ? tab1 : line.find('\t', tab1 + 1);
     if (tab2 == std::string_view::npos) continue;
@@ -326,25 +340,29 @@ class Dictionary {
                                                              const Stemmer& stemmer) {
     open();
     std::map<std::string, std::vector<IndexEntry>> exact, stemmed, uninflected;
-    std::map<std::string, std::string> stems, uninflected_forms;
-    std::set<char> firsts;
+    std::vector<std::string> stems, uninflected_forms;  // of each of `words`
+    std::bitset<256> firsts;  // the bytes headwords of `words` start with, in either case
     for (const auto& w : words) {
-      stems[w] = stemmer.stem(w);
-      uninflected_forms[w] = stemmer.uninflected(stems[w]);
-      firsts.insert(w[0]);
-      if (w[0] >= 'a' && w[0] <= 'z') firsts.insert(static_cast<char>(w[0] - 'a' + 'A'));
+      stems.push_back(stemmer.stem(w));
+      uninflected_forms.push_back(stemmer.uninflected(stems.back()));
+      firsts.set(static_cast<unsigned char>(w[0]));
+      if (w[0] >= 'a' && w[0] <= 'z') firsts.set(static_cast<unsigned char>(w[0] - 'a' + 'A'));
     }
-    for_each_entry(index_, [&](const IndexEntry& e) {
-      if (e.headword.empty() || firsts.count(e.headword[0]) == 0) return;
-      const std::string lowered = utf8::lower(e.headword);
-      for (const auto& w : words) {
-        if (lowered == w) exact[w].push_back(e);
-        else if (lowered.size() >= stems[w].size() && lowered.compare(0, stems[w].size(), stems[w]) == 0 &&
-                 lowered.size() <= w.size() + 4 && stemmer.stem(lowered) == stems[w])
-          stemmed[w].push_back(e);
-        else if (!uninflected_forms[w].empty() && lowered == uninflected_forms[w]) uninflected[w].push_back(e);
-      }
-    });
+    for_each_entry(
+        index_,
+        [&](const IndexEntry& e) {
+          const std::string lowered = utf8::lower(e.headword);
+          for (std::size_t i = 0; i < words.size(); ++i) {
+            const std::string& w = words[i];
+            const std::string& stem = stems[i];
+            if (lowered == w) exact[w].push_back(e);
+            else if (lowered.size() >= stem.size() && lowered.compare(0, stem.size(), stem) == 0 &&
+                     lowered.size() <= w.size() + 4 && stemmer.stem(lowered) == stem)
+              stemmed[w].push_back(e);
+            else if (!uninflected_forms[i].empty() && lowered == uninflected_forms[i]) uninflected[w].push_back(e);
+          }
+        },
+        &firsts);
     std::map<std::string, std::vector<std::string>> out;
     for (const auto& w : words) {
       const std::vector<IndexEntry>& entries = exact.count(w) ? exact[w] : stemmed.count(w) ? stemmed[w] : uninflected[w];
