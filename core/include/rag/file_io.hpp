@@ -60,6 +60,9 @@ class MappedFile {
   /// Lets the pages read so far go from this process's memory (they stay in the page cache and
   /// come back when read again): what a long run does with a file it is done with for now.
   void release_pages() const;
+  /// Says that the file will be read from start to end (a dictionary's index scanned whole):
+  /// pages are then read ahead and mapped many at a time, not one by one.
+  void read_through() const;
 
  private:
   std::filesystem::path path_;

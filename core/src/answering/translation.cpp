@@ -179,7 +179,7 @@ std::string inflate_all(std::string_view in, bool gzip, const std::string& file)
 // file and a plain one whole.
 class DictText {
  public:
-  explicit DictText(const std::filesystem::path& path) : name_(path.string()), raw_(read_file(path)) {
+  explicit DictText(const std::filesystem::path& path) : name_(path.string()), file_(path), raw_(file_.bytes()) {
     if (path.extension() != ".dz") return;
     const auto byte = [&](std::size_t i) -> std::size_t {
       if (i >= raw_.size()) throw Error(name_ + ": not a gzip file (reinstall the dictionary)");
@@ -249,7 +249,8 @@ class DictText {
 
  private:
   std::string name_;
-  std::string raw_;
+  MappedFile file_;
+  std::string_view raw_;  // the file's bytes, read in place
   std::size_t chunk_length_ = 0;
   std::vector<std::size_t> chunk_sizes_;
   std::vector<std::size_t> chunk_starts_;
@@ -438,7 +439,9 @@ class Dictionary {
   }
   void open() {
     if (text_) return;
-    index_ = read_file(index_path_);
+    index_file_.emplace(index_path_);
+    index_file_->read_through();
+    index_ = index_file_->bytes();
     text_ = std::make_unique<DictText>(text_path_);
   }
   void open_whole() {
@@ -452,7 +455,8 @@ class Dictionary {
 
   std::filesystem::path index_path_;
   std::filesystem::path text_path_;
-  std::string index_;
+  std::optional<MappedFile> index_file_;
+  std::string_view index_;  // the index file's bytes, read in place
   std::unique_ptr<DictText> text_;
   std::vector<IndexEntry> entries_;  // a reverse dictionary's, by offset
 };

@@ -144,6 +144,10 @@ MappedFile::MappedFile(const std::filesystem::path& path) : path_(path) {
   ::close(fd);  // the mapping keeps the file
 }
 
+void MappedFile::read_through() const {
+  if (data_) ::madvise(const_cast<char*>(data_), size_, MADV_SEQUENTIAL);
+}
+
 void MappedFile::release_pages() const {
   if (data_) ::madvise(const_cast<char*>(data_), size_, MADV_DONTNEED);
 }
