@@ -19,6 +19,10 @@ namespace rag {
 /// part (vllm.LLM: LLM; vllm.entrypoints.llm.LLM.generate: generate).
 std::vector<std::string> code_names(std::string_view question);
 
+/// Whether a question calls a name a field with `word` (lower case): "the seed parameter", "the
+/// dtype option". Such a word says what is asked, not what it is about.
+bool is_field_noun(std::string_view word);
+
 /// `hits` (the question's retrieval results, best first) with the chunks that define what the
 /// question asks about moved or added first, as many hits as before (the definitions alone when
 /// retrieval found nothing), when its kind asks for a definition: a "where" question, the class

@@ -274,14 +274,13 @@ std::vector<std::string> code_names(std::string_view question) {
   return out;
 }
 
-namespace {
-
-// Words by which a question calls a name a field: "the seed parameter".
 bool is_field_noun(std::string_view word) {
   for (const std::string_view noun : {"parameter", "option", "argument", "field", "attribute", "setting", "flag"})
     if (word == noun) return true;
   return false;
 }
+
+namespace {
 
 // What a question asks the definition of: the names of classes or functions ("where"), or the
 // fields to find a value of ("default", "what does x_y mean"), in the classes it names.

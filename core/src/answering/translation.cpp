@@ -461,42 +461,42 @@ class Dictionary {
   std::vector<IndexEntry> entries_;  // a reverse dictionary's, by offset
 };
 
-// Cyrillic in Latin letters, for loanwords no dictionary has ("сервер" -> server, "токен" -> token).
-std::string transliterated(std::string_view word) {
-  static const std::unordered_map<char32_t, std::string_view> letters = {
-      {U'а', "a"}, {U'б', "b"}, {U'в', "v"}, {U'г', "g"},  {U'д', "d"},  {U'е', "e"},  {U'ё', "e"}, {U'ж', "zh"},
-      {U'з', "z"}, {U'и', "i"}, {U'й', "y"}, {U'к', "k"},  {U'л', "l"},  {U'м', "m"},  {U'н', "n"}, {U'о', "o"},
-      {U'п', "p"}, {U'р', "r"}, {U'с', "s"}, {U'т', "t"},  {U'у', "u"},  {U'ф', "f"},  {U'х', "h"}, {U'ц', "ts"},
-      {U'ч', "ch"}, {U'ш', "sh"}, {U'щ', "sch"}, {U'ъ', ""}, {U'ы', "y"}, {U'ь', ""}, {U'э', "e"}, {U'ю', "yu"},
-      {U'я', "ya"}};
-  std::string out;
-  for (int32_t i = 0; i < static_cast<int32_t>(word.size());) {
-    UChar32 c = 0;
-    U8_NEXT(reinterpret_cast<const uint8_t*>(word.data()), i, static_cast<int32_t>(word.size()), c);
-    const auto it = letters.find(static_cast<char32_t>(c));
-    if (it == letters.end()) return {};
-    out += it->second;
-  }
-  return out;
-}
+using Spellings = std::unordered_map<char32_t, std::string_view>;
 
-// The word's letters without their accents ("inférence" inference, "Größe" grosse).
-std::string without_accents(std::string_view word) {
-  static const std::unordered_map<char32_t, std::string_view> plain = {
-      {U'á', "a"}, {U'à', "a"}, {U'â', "a"}, {U'ä', "a"}, {U'ã', "a"}, {U'é', "e"}, {U'è', "e"}, {U'ê', "e"},
-      {U'ë', "e"}, {U'í', "i"}, {U'ì', "i"}, {U'î', "i"}, {U'ï', "i"}, {U'ó', "o"}, {U'ò', "o"}, {U'ô', "o"},
-      {U'ö', "o"}, {U'õ', "o"}, {U'ú', "u"}, {U'ù', "u"}, {U'û', "u"}, {U'ü', "u"}, {U'ñ', "n"}, {U'ç', "c"},
-      {U'ß', "ss"}, {U'œ', "oe"}, {U'æ', "ae"}};
+// `word` with each letter found in `spellings` written as it says. A letter not there is kept as
+// it is with `keep_others`; without, the word has no such spelling (empty).
+std::string respelled(std::string_view word, const Spellings& spellings, bool keep_others) {
   std::string out;
   for (int32_t i = 0; i < static_cast<int32_t>(word.size());) {
     const int32_t begin = i;
     UChar32 c = 0;
     U8_NEXT(reinterpret_cast<const uint8_t*>(word.data()), i, static_cast<int32_t>(word.size()), c);
-    const auto it = plain.find(static_cast<char32_t>(c));
-    if (it != plain.end()) out += it->second;
-    else out += word.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(i - begin));
+    if (const auto it = spellings.find(static_cast<char32_t>(c)); it != spellings.end()) out += it->second;
+    else if (keep_others) out += word.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(i - begin));
+    else return {};
   }
   return out;
+}
+
+// Cyrillic in Latin letters, for loanwords no dictionary has ("сервер" -> server, "токен" -> token).
+std::string transliterated(std::string_view word) {
+  static const Spellings letters = {
+      {U'а', "a"}, {U'б', "b"}, {U'в', "v"}, {U'г', "g"},  {U'д', "d"},  {U'е', "e"},  {U'ё', "e"}, {U'ж', "zh"},
+      {U'з', "z"}, {U'и', "i"}, {U'й', "y"}, {U'к', "k"},  {U'л', "l"},  {U'м', "m"},  {U'н', "n"}, {U'о', "o"},
+      {U'п', "p"}, {U'р', "r"}, {U'с', "s"}, {U'т', "t"},  {U'у', "u"},  {U'ф', "f"},  {U'х', "h"}, {U'ц', "ts"},
+      {U'ч', "ch"}, {U'ш', "sh"}, {U'щ', "sch"}, {U'ъ', ""}, {U'ы', "y"}, {U'ь', ""}, {U'э', "e"}, {U'ю', "yu"},
+      {U'я', "ya"}};
+  return respelled(word, letters, false);
+}
+
+// The word's letters without their accents ("inférence" inference, "Größe" grosse).
+std::string without_accents(std::string_view word) {
+  static const Spellings plain = {
+      {U'á', "a"}, {U'à', "a"}, {U'â', "a"}, {U'ä', "a"}, {U'ã', "a"}, {U'é', "e"}, {U'è', "e"}, {U'ê', "e"},
+      {U'ë', "e"}, {U'í', "i"}, {U'ì', "i"}, {U'î', "i"}, {U'ï', "i"}, {U'ó', "o"}, {U'ò', "o"}, {U'ô', "o"},
+      {U'ö', "o"}, {U'õ', "o"}, {U'ú', "u"}, {U'ù', "u"}, {U'û', "u"}, {U'ü', "u"}, {U'ñ', "n"}, {U'ç', "c"},
+      {U'ß', "ss"}, {U'œ', "oe"}, {U'æ', "ae"}};
+  return respelled(word, plain, true);
 }
 
 // English words a French, German, Spanish or Russian word (lower case) may be the cognate of:

@@ -400,9 +400,7 @@ bool is_marker(QuestionKind kind, const std::string& word) {
   if (kind == Kind::default_value) return defaults.count(word) > 0;
   if (kind == Kind::where) return places.count(word) > 0;
   // "What does the seed parameter do?" asks about the seed.
-  static const std::set<std::string> meanings = {"mean", "means", "parameter", "option", "argument", "field",
-                                                 "attribute", "setting", "flag"};
-  if (kind == Kind::what_is) return meanings.count(word) > 0;
+  if (kind == Kind::what_is) return word == "mean" || word == "means" || is_field_noun(word);
   return false;
 }
 
