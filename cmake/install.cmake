@@ -5,6 +5,8 @@ set(RAG_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/rag)
 
 set_target_properties(rag PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 install(TARGETS rag RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set_target_properties(rag_serve PROPERTIES INSTALL_RPATH "$ORIGIN")
+install(TARGETS rag_serve LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 set_target_properties(rag_core PROPERTIES EXPORT_NAME core)
 set_target_properties(rag_dll PROPERTIES EXPORT_NAME dll)
 install(TARGETS rag_core rag_dll EXPORT ragTargets

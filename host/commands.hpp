@@ -17,6 +17,6 @@ int answer_dataset(const cli::Invocation& inv);
 int evaluate_answers(const cli::Invocation& inv);
 int compare(const cli::Invocation& inv);
 int tune(const cli::Invocation& inv);
-int serve(const cli::Invocation& inv);
+int serve(const cli::Invocation& inv);  // in the module librag_serve.so, which main.cpp loads
 
 }  // namespace rag::commands

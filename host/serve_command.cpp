@@ -1,5 +1,7 @@
-// `rag serve`: the HTTP API and web page over pipelines kept loaded (see docs/http-api.md).
+// `rag serve`: the HTTP API and web page over pipelines kept loaded (see docs/http-api.md). Built
+// as the module librag_serve.so, which the host loads when the command runs (see main.cpp).
 #include <pthread.h>
+#include <boost/dll/alias.hpp>
 #include <signal.h>
 
 #include <condition_variable>
@@ -128,3 +130,5 @@ int serve(const cli::Invocation& inv) {
 }
 
 }  // namespace rag::commands
+
+BOOST_DLL_ALIAS(rag::commands::serve, rag_serve)

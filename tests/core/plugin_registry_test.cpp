@@ -1,7 +1,11 @@
 #include "rag/plugin_registry.hpp"
 
+#include <link.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 namespace rag {
 namespace {
@@ -29,6 +33,39 @@ TEST(PluginRegistry, FindsTheBuiltPlugins) {
                                              "retriever/bm25"}));
   Options options(YAML::Node(), "test");
   EXPECT_NE(registry.make_retriever("bm25", options), nullptr);
+}
+
+// Whether this process has the library at `file` loaded.
+bool is_loaded(const std::filesystem::path& file) {
+  std::pair<std::string, bool> asked{std::filesystem::canonical(file).string(), false};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto& [path, found] = *static_cast<std::pair<std::string, bool>*>(data);
+        found = found || (info->dlpi_name != nullptr && path == info->dlpi_name);
+        return 0;
+      },
+      &asked);
+  return asked.second;
+}
+
+// A plugin asked for by name loads the library named after it, and no other: loading them all
+// would cost every command's start. A plugin whose library is named otherwise is still found,
+// and listing the plugins loads every library.
+TEST(PluginRegistry, LoadsTheLibraryNamedAfterThePluginFirst) {
+  const testing::TempDir dir;
+  std::filesystem::copy_file(kBuiltPlugins / "retriever" / "libbm25.so", dir.path() / "libbm25.so");
+  std::filesystem::copy_file(kBuiltPlugins / "chunker" / "libtext.so", dir.path() / "libplain.so");
+  std::filesystem::copy_file(kBadPlugins / "bad_abi" / "libbad_abi.so", dir.path() / "libaaa.so");
+  const PluginRegistry registry({dir.path()});
+  Options options(YAML::Node(), "test");
+  EXPECT_NE(registry.make_retriever("bm25", options), nullptr);
+  EXPECT_TRUE(is_loaded(dir.path() / "libbm25.so"));
+  EXPECT_FALSE(is_loaded(dir.path() / "libplain.so"));
+  EXPECT_FALSE(is_loaded(dir.path() / "libaaa.so"));
+  EXPECT_NE(registry.make_chunker("text", options), nullptr);  // in libplain.so
+  ASSERT_EQ(registry.problems().size(), 1u);
+  EXPECT_THAT(registry.problems()[0], HasSubstr("libaaa.so: built for plugin ABI 6"));
+  EXPECT_EQ(registry.plugins().size(), 2u);
 }
 
 TEST(PluginRegistry, RefusesOtherAbiAndLibrariesWithoutEntryPoint) {

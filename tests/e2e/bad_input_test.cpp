@@ -19,6 +19,7 @@
 namespace rag {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -116,6 +117,24 @@ TEST_F(BadInput, SymlinkLoopIsNotFollowed) {
   fs::create_symlink("self", dir_ / "repo/self");  // a link to itself
   const Outcome r = expect_success("index --pipeline pipeline.yaml -v", "indexed 3 files");
   EXPECT_THAT(r.err, Not(HasSubstr("loop")));
+}
+
+// A link to a file is the file, under the link's name; a link to a folder is not followed, a
+// dangling link is passed over quietly, and a folder that cannot be read is left out.
+TEST_F(BadInput, LinksAndUnreadableFolders) {
+  fs::create_symlink("notes.txt", dir_ / "repo/linked.txt");
+  fs::create_directory_symlink("pkg", dir_ / "repo/pkg_link");
+  fs::create_symlink("gone.md", dir_ / "repo/dangling.md");
+  dir_.write("repo/closed/hidden.md", "# Hidden\nnot listed\n");
+  fs::permissions(dir_ / "repo/closed", fs::perms::none);
+  fs::create_directories(dir_ / "index");
+  fs::permissions(dir_ / "index", fs::perms::all);
+  const Outcome r = rag("index --pipeline pipeline.yaml -v", unprivileged());
+  fs::permissions(dir_ / "repo/closed", fs::perms::all);  // so that the folder can be removed
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("indexed 4 files"));
+  EXPECT_THAT(r.err, Not(AnyOf(HasSubstr("pkg_link"), HasSubstr("dangling"), HasSubstr("closed"))));
+  EXPECT_THAT(rag("search 'scheduler batches prefill requests' --k 10 --pipeline pipeline.yaml").out, HasSubstr("repo/linked.txt"));
 }
 
 TEST_F(BadInput, HugeFileIsPassedOverWithANote) {

@@ -42,4 +42,6 @@ grep -q '"file_path": "repo/notes.txt"' result.json
 sed 's/min_share: 0.5/min_shar: 0.5/' overlap.yaml > typo.yaml
 if "$scratch/prefix/bin/rag" index --pipeline typo.yaml 2> error.txt; then exit 1; fi
 grep -q "typo.yaml: retriever.options: unknown option 'min_shar'" error.txt
+# The server is a module the installed rag finds in its lib folder.
+"$scratch/prefix/bin/rag" serve --help | grep -q -- "--token-env"
 echo "example plugin built out of tree, loaded and searched"

@@ -1,7 +1,6 @@
 #pragma once
 // The corpus: the files a pipeline selects below its root, and reading them as chunkers need.
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +13,7 @@ namespace rag {
 struct CorpusEntry {
   std::string relative_path;  ///< below the corpus root, forward slashes
   std::string name;           ///< as results name it: "<root>/<relative_path>"
-  std::filesystem::path path;
+  std::string path;           ///< to open it: the corpus folder joined with relative_path
   std::uintmax_t size = 0;
   std::int64_t modified = 0;  ///< nanoseconds since the epoch
 };

@@ -1,10 +1,14 @@
 #include "rag/corpus.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <memory>
 
 #include "rag/checksum.hpp"
 #include "rag/error.hpp"
@@ -16,6 +20,76 @@
 namespace rag {
 namespace fs = std::filesystem;
 
+namespace {
+
+using Folder = std::unique_ptr<DIR, int (*)(DIR*)>;
+
+// Lists the folder open as `fd` and the folders below it into `listing`; `prefix` is its path below
+// the corpus folder `root` ("" or ending in '/'; `root` ends in '/'). Names are looked up and stat'ed
+// relative to their folder's descriptor: a path from the root would make the kernel walk every
+// component again for each of the thousands of files, the larger part of a no-op `rag index`.
+// Symbolic links to folders are not followed (so link loops are harmless); links to files are
+// taken as the files.
+void list_folder(int fd, const std::string& prefix, const std::string& root, const Pipeline& pipeline,
+                 CorpusListing& listing) {
+  const Folder folder(::fdopendir(fd), ::closedir);
+  if (!folder) {
+    ::close(fd);
+    listing.notes.push_back("skipped a folder: " + (prefix.empty() ? "." : prefix) + " (" +
+                            std::error_code(errno, std::generic_category()).message() + ")");
+    return;
+  }
+  while (const dirent* entry = ::readdir(folder.get())) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    std::string relative = prefix + std::string(name);
+    unsigned char type = entry->d_type;
+    struct stat status {};
+    const bool stated = type == DT_UNKNOWN || type == DT_LNK;  // some file systems give no type
+    if (stated) {
+      const bool link = type == DT_LNK;
+      if (::fstatat(fd, entry->d_name, &status, link ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
+        if (!link)  // a dangling link is passed over quietly
+          listing.notes.push_back(relative + ": skipped (" + std::error_code(errno, std::generic_category()).message() + ")");
+        continue;
+      }
+      type = S_ISREG(status.st_mode) ? DT_REG : S_ISDIR(status.st_mode) && !link ? DT_DIR : DT_UNKNOWN;
+    }
+    if (type == DT_DIR) {
+      const int child = ::openat(fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child >= 0) list_folder(child, relative + "/", root, pipeline, listing);
+      else if (errno != EACCES && errno != EPERM)
+        listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
+      continue;
+    }
+    if (type != DT_REG) continue;
+    auto matches = [&](const std::vector<std::string>& patterns) {
+      return std::any_of(patterns.begin(), patterns.end(), [&](const auto& p) { return glob_match(p, relative); });
+    };
+    if (!matches(pipeline.include) || matches(pipeline.exclude)) continue;
+    if (!stated && ::fstatat(fd, entry->d_name, &status, 0) != 0) {
+      listing.notes.push_back(relative + ": skipped (" + std::error_code(errno, std::generic_category()).message() + ")");
+      continue;
+    }
+    CorpusEntry file;
+    file.size = static_cast<std::uintmax_t>(status.st_size);
+    if (file.size > pipeline.max_file_bytes) {
+      listing.notes.push_back(relative + ": skipped, " + std::to_string(file.size) + " bytes is over corpus.max_file_size");
+      continue;
+    }
+    // As last_write_time gives it: the file clock, not the system clock.
+    const auto time = std::chrono::file_clock::from_sys(std::chrono::sys_time<std::chrono::nanoseconds>(
+        std::chrono::seconds(status.st_mtim.tv_sec) + std::chrono::nanoseconds(status.st_mtim.tv_nsec)));
+    file.modified = std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+    file.path = root + relative;  // not a std::filesystem::path: that splits and stores every component
+    file.name = pipeline.corpus_root + "/" + relative;
+    file.relative_path = std::move(relative);
+    listing.files.push_back(std::move(file));
+  }
+}
+
+}  // namespace
+
 CorpusListing list_corpus(const Pipeline& pipeline) {
   const fs::path& root = pipeline.corpus_dir;
   std::error_code ec;
@@ -24,45 +98,13 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
                 ") does not exist; run scripts/setup.sh to unpack the corpus, or point corpus.root at your repository");
   if (!fs::is_directory(root, ec))
     throw Error("corpus.root " + display_path(root) + " in " + pipeline.label() + " is not a folder");
+  const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    throw Error("cannot read corpus folder " + display_path(root) + ": " +
+                std::error_code(errno, std::generic_category()).message());
 
   CorpusListing listing;
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw Error("cannot read corpus folder " + display_path(root) + ": " + ec.message());
-  for (; it != end; it.increment(ec)) {
-    if (ec) {
-      listing.notes.push_back("skipped a folder: " + ec.message());
-      ec.clear();
-      continue;
-    }
-    const fs::directory_entry& entry = *it;
-    std::error_code entry_ec;
-    if (!entry.is_regular_file(entry_ec)) continue;
-    std::string relative = entry.path().lexically_relative(root).generic_string();
-    auto matches = [&](const std::vector<std::string>& patterns) {
-      return std::any_of(patterns.begin(), patterns.end(), [&](const auto& p) { return glob_match(p, relative); });
-    };
-    if (!matches(pipeline.include) || matches(pipeline.exclude)) continue;
-    // Size and time from one stat (file_size and last_write_time would make one each).
-    struct stat status {};
-    if (::stat(entry.path().c_str(), &status) != 0) {
-      listing.notes.push_back(relative + ": skipped (" + std::error_code(errno, std::generic_category()).message() + ")");
-      continue;
-    }
-    CorpusEntry file;
-    file.size = static_cast<std::uintmax_t>(status.st_size);
-    // As last_write_time gives it: the file clock, not the system clock.
-    const auto time = std::chrono::file_clock::from_sys(std::chrono::sys_time<std::chrono::nanoseconds>(
-        std::chrono::seconds(status.st_mtim.tv_sec) + std::chrono::nanoseconds(status.st_mtim.tv_nsec)));
-    if (file.size > pipeline.max_file_bytes) {
-      listing.notes.push_back(relative + ": skipped, " + std::to_string(file.size) + " bytes is over corpus.max_file_size");
-      continue;
-    }
-    file.modified = std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
-    file.path = entry.path();
-    file.name = pipeline.corpus_root + "/" + relative;
-    file.relative_path = std::move(relative);
-    listing.files.push_back(std::move(file));
-  }
+  list_folder(fd, "", (root / "").native(), pipeline, listing);
   std::sort(listing.files.begin(), listing.files.end(),
             [](const auto& a, const auto& b) { return a.relative_path < b.relative_path; });
   Digest digest;

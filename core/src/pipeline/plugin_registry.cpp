@@ -28,8 +28,52 @@ PluginRegistry::PluginRegistry(const std::vector<fs::path>& folders) : folders_(
     for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
       if (it->path().extension() == ".so" && it->is_regular_file(ec)) files.push_back(it->path());
     std::sort(files.begin(), files.end());
-    for (const auto& file : files) load(file);
+    unloaded_.insert(unloaded_.end(), files.begin(), files.end());
   }
+}
+
+std::size_t PluginRegistry::find(PluginKind kind, std::string_view name) const {
+  const auto known = [&] {
+    return static_cast<std::size_t>(std::find_if(plugins_.begin(), plugins_.end(), [&](const PluginInfo& p) {
+                                      return p.kind == kind && p.name == name;
+                                    }) - plugins_.begin());
+  };
+  if (const std::size_t at = known(); at < plugins_.size()) return at;
+  const std::string file_name = "lib" + std::string(name) + ".so";
+  for (std::size_t i = 0; i < unloaded_.size();)
+    if (unloaded_[i].filename() == file_name) {
+      const fs::path file = unloaded_[i];
+      unloaded_.erase(unloaded_.begin() + static_cast<std::ptrdiff_t>(i));
+      load(file);
+      if (const std::size_t at = known(); at < plugins_.size()) return at;
+    } else {
+      ++i;
+    }
+  load_all();
+  return known();
+}
+
+std::optional<PluginInfo> PluginRegistry::info(PluginKind kind, std::string_view name) const {
+  const std::lock_guard lock(mutex_);
+  const std::size_t at = find(kind, name);
+  return at < plugins_.size() ? std::optional(plugins_[at]) : std::nullopt;
+}
+
+void PluginRegistry::load_all() const {
+  for (const auto& file : unloaded_) load(file);
+  unloaded_.clear();
+}
+
+const std::vector<PluginInfo>& PluginRegistry::plugins() const {
+  const std::lock_guard lock(mutex_);
+  load_all();
+  return plugins_;
+}
+
+const std::vector<std::string>& PluginRegistry::problems() const {
+  const std::lock_guard lock(mutex_);
+  load_all();
+  return problems_;
 }
 
 std::vector<fs::path> PluginRegistry::search_path(const std::vector<fs::path>& extra) {
@@ -50,7 +94,7 @@ std::vector<fs::path> PluginRegistry::search_path(const std::vector<fs::path>& e
   return folders;
 }
 
-void PluginRegistry::load(const fs::path& file) {
+void PluginRegistry::load(const fs::path& file) const {
   boost::dll::shared_library library;
   try {
     library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
@@ -80,17 +124,19 @@ void PluginRegistry::load(const fs::path& file) {
     return;
   }
   for (const auto& known : plugins_)
-    if (known.kind == d->kind && known.name == d->name) return;  // an earlier folder wins
+    if (known.kind == d->kind && known.name == d->name) return;  // the first one loaded wins
   plugins_.push_back({d->kind, d->name, d->version, d->summary, file});
   descriptors_.push_back(d);
   libraries_.push_back(std::make_shared<const boost::dll::shared_library>(std::move(library)));
 }
 
 const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_view name, const Options& options) const {
-  for (std::size_t i = 0; i < plugins_.size(); ++i)
-    if (plugins_[i].kind == kind && plugins_[i].name == name) return *descriptors_[i];
+  {
+    const std::lock_guard lock(mutex_);
+    if (const std::size_t at = find(kind, name); at < plugins_.size()) return *descriptors_[at];
+  }
   std::string known;
-  for (const auto& p : plugins_)
+  for (const auto& p : plugins())
     if (p.kind == kind) known += (known.empty() ? "" : ", ") + p.name;
   // Named where the pipeline names the plugin: "p.yaml: retriever.options" -> "p.yaml: retriever.plugin".
   std::string where = options.where();
@@ -98,7 +144,7 @@ const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_
   std::string message = where + ".plugin: unknown " + std::string(to_string(kind)) + " plugin '" + std::string(name) +
                         "' (known: " + (known.empty() ? "none" : known) + ")";
   const std::string file_name = "lib" + std::string(name) + ".so";
-  for (const auto& problem : problems_)
+  for (const auto& problem : problems())
     if (problem.find("/" + file_name + ":") != std::string::npos) message += "; " + problem;
   std::string folders;
   for (const auto& f : folders_) folders += (folders.empty() ? "" : ", ") + display_path(f);
@@ -136,6 +182,7 @@ std::unique_ptr<Generator> PluginRegistry::make_generator(std::string_view name,
 }
 
 std::shared_ptr<const boost::dll::shared_library> PluginRegistry::library_of(const PluginDescriptor& d) const {
+  const std::lock_guard lock(mutex_);
   const auto at = std::find(descriptors_.begin(), descriptors_.end(), &d);
   return libraries_[static_cast<std::size_t>(at - descriptors_.begin())];
 }

@@ -6,11 +6,10 @@ namespace {
 StageReport describe(const PluginRegistry& registry, PluginKind kind, std::string stage, const std::string& plugin,
                      const Options& options) {
   StageReport r{std::move(stage), plugin, "", "", options.effective()};
-  for (const auto& info : registry.plugins())
-    if (info.kind == kind && info.name == plugin) {
-      r.version = info.version;
-      r.library = info.file;
-    }
+  if (const auto info = registry.info(kind, plugin)) {
+    r.version = info->version;
+    r.library = info->file;
+  }
   return r;
 }
 
