@@ -1,6 +1,7 @@
 #include "bm25_retriever.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -63,6 +64,14 @@ void Bm25Retriever::open(const SegmentList& segments) {
   average_field_length_[0] = average(index_.live_length() - std::min(fields, index_.live_length()));
   average_field_length_[1] = average(index_.live_path_length());
   average_field_length_[2] = average(index_.live_section_length());
+  // Each chunk's file for the file lift, looked up once here rather than through a virtual call
+  // for each candidate of each query.
+  file_of_.clear();
+  if (file_weight_ > 0) {
+    file_of_.resize(segments.id_limit());
+    for (const Segment& s : segments.segments())
+      for (std::uint32_t c = 0; c < s.chunks->size(); ++c) file_of_[s.base + c] = segments.file_of(s.base + c);
+  }
 }
 
 void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) const {
@@ -234,7 +243,7 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
   // The two best scores of each file: a chunk is lifted by the best of the others. Per thread,
   // sized for every file and cleaned after each query where it was used; so are each chunk's
   // file and score, looked up once.
-  thread_local std::vector<std::pair<double, double>> per_file;
+  thread_local std::vector<std::array<double, 2>> per_file;
   thread_local std::vector<std::uint32_t> files;
   thread_local std::vector<double> raw_scores;
   if (per_file.size() < segments_->file_limit()) per_file.resize(segments_->file_limit(), {0.0, 0.0});
@@ -244,21 +253,14 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
     raw_scores.resize(touched.size());
   }
   // The thread's vectors looked up once, not per chunk.
-  std::pair<double, double>* const best = per_file.data();
+  std::array<double, 2>* const best = per_file.data();
   std::uint32_t* const file_of = files.data();
   double* const raw = raw_scores.data();
   const std::uint32_t* const chunks = touched.data();
+  const std::uint32_t* const file_of_chunk = file_of_.data();
   const std::size_t n = touched.size();
-  // Files apart: the loop that calls out for each reads nothing else. With one segment (what a
-  // full build makes) without looking the segment up for each.
-  if (const std::span<const Segment> in = segments_->segments(); in.size() == 1) {
-    const SegmentChunks& store = *in[0].chunks;
-    const std::uint32_t base = in[0].base;
-    for (std::size_t i = 0; i < n; ++i) file_of[i] = store.file_of(chunks[i] - base);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) file_of[i] = segments_->file_of(chunks[i]);
-  }
   for (std::size_t i = 0; i < n; ++i) {
+    file_of[i] = file_of_chunk[chunks[i]];
     raw[i] = scores.score(chunks[i]);
     auto& [first, second] = best[file_of[i]];
     second = std::max(second, std::min(first, raw[i]));
@@ -268,8 +270,10 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
   BestHits lifted(k, segments_);
   const double file_weight = file_weight_;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto& [first, second] = best[file_of[i]];
-    lifted.offer({chunks[i], raw[i] + file_weight * (raw[i] == first ? second : first)});
+    // The second best for the file's best chunk, the best for the others: chosen by an index,
+    // as a branch on it is mispredicted often.
+    const std::array<double, 2>& two = best[file_of[i]];
+    lifted.offer({chunks[i], raw[i] + file_weight * two[raw[i] == two[0]]});
   }
   for (std::size_t i = 0; i < n; ++i) best[file_of[i]] = {0.0, 0.0};
   return lifted.take();
