@@ -178,20 +178,33 @@ class InvertedIndexSet {
       const auto limit = static_cast<std::uint32_t>(std::min(chunk_count, kIdLimit));  // as chunk ids compare
       const Segment& segment = part.segment;
       const std::uint32_t base = segment.base;
-      const bool removals = !segment.removed.empty();
-      const auto visit_at = [&](std::size_t i) {  // the chunk id at i is known to be in the part
-        const std::uint32_t c = chunks[i];
-        if (removals && segment.is_removed(c)) return;
-        if constexpr (std::is_invocable_v<Visit, std::uint32_t, const Part&, std::uint32_t, std::uint32_t, FieldCounts>)
-          visit(base + c, part, frequencies[i], c, FieldCounts::unpack(fields[i]));
-        else
-          visit(base + c, part, frequencies[i], c);
+      // The postings at positions(j) for j below n, whose chunk ids are known to be in the part;
+      // a loop for segments without removals, which has no test for them.
+      const auto visit_each = [&](std::size_t n, auto positions) {
+        const auto run = [&]<bool Removals>() {
+          for (std::size_t j = 0; j < n; ++j) {
+            const std::size_t i = positions(j);
+            const std::uint32_t c = chunks[i];
+            if (Removals && segment.is_removed(c)) continue;
+            if constexpr (std::is_invocable_v<Visit, std::uint32_t, const Part&, std::uint32_t, std::uint32_t, FieldCounts>)
+              visit(base + c, part, frequencies[i], c, FieldCounts::unpack(fields[i]));
+            else
+              visit(base + c, part, frequencies[i], c);
+          }
+        };
+        if (segment.removed.empty()) run.template operator()<false>();
+        else run.template operator()<true>();
+      };
+      // Chunk ids checked together, in a loop the compiler vectorises, rather than by a branch on
+      // each in the loops that read them.
+      const auto check = [&](std::size_t begin, std::size_t end) {
+        std::uint32_t outside = 0;
+        for (std::size_t i = begin; i < end; ++i) outside |= chunks[i] >= limit;
+        if (outside != 0) part.index.damaged();
       };
       if (!among) {
-        for (std::size_t i = 0; i < size; ++i) {
-          if (chunks[i] >= chunk_count) part.index.damaged();
-          visit_at(i);
-        }
+        check(0, size);
+        visit_each(size, [](std::size_t j) { return j; });
         continue;
       }
       if (kept.size() < size) kept.resize(size);
@@ -200,18 +213,14 @@ class InvertedIndexSet {
       std::size_t n = 0;
       for (std::size_t begin = 0; begin < size; begin += kFilterBlock) {
         const std::size_t end = std::min(size, begin + kFilterBlock);
-        // A block's chunk ids checked together, in a loop the compiler vectorises, rather than
-        // by a branch on each in the loop below.
-        std::uint32_t outside = 0;
-        for (std::size_t i = begin; i < end; ++i) outside |= chunks[i] >= limit;
-        if (outside != 0) part.index.damaged();
+        check(begin, end);
 #pragma GCC unroll 4
         for (std::size_t i = begin; i < end; ++i) {
           positions[n] = static_cast<std::uint32_t>(i);
           n += scored[chunks[i]];
         }
       }
-      for (std::size_t j = 0; j < n; ++j) visit_at(positions[j]);
+      visit_each(n, [positions](std::size_t j) { return positions[j]; });
     }
   }
 
