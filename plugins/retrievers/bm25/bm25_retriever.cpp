@@ -7,6 +7,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "rag/segment_store.hpp"
+
 namespace rag {
 namespace {
 
@@ -64,14 +66,6 @@ void Bm25Retriever::open(const SegmentList& segments) {
   average_field_length_[0] = average(index_.live_length() - std::min(fields, index_.live_length()));
   average_field_length_[1] = average(index_.live_path_length());
   average_field_length_[2] = average(index_.live_section_length());
-  // Each chunk's file for the file lift, looked up once here rather than through a virtual call
-  // for each candidate of each query.
-  file_of_.clear();
-  if (file_weight_ > 0) {
-    file_of_.resize(segments.id_limit());
-    for (const Segment& s : segments.segments())
-      for (std::uint32_t c = 0; c < s.chunks->size(); ++c) file_of_[s.base + c] = segments.file_of(s.base + c);
-  }
 }
 
 void Bm25Retriever::score(const WeightedTerms& terms, ScoreAccumulator& scores) const {
@@ -257,10 +251,21 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
   std::uint32_t* const file_of = files.data();
   double* const raw = raw_scores.data();
   const std::uint32_t* const chunks = touched.data();
-  const std::uint32_t* const file_of_chunk = file_of_.data();
   const std::size_t n = touched.size();
+  // Files apart: the loop that looks them up reads nothing else. With one segment (what a full
+  // build makes) without looking the segment up for each, and through the index's own store
+  // (final: its lookup is inlined) rather than a virtual call per chunk.
+  if (const std::span<const Segment> in = segments_->segments(); in.size() == 1) {
+    const std::uint32_t base = in[0].base;
+    const auto look_up = [&](const auto& store) {
+      for (std::size_t i = 0; i < n; ++i) file_of[i] = store.file_of(chunks[i] - base);
+    };
+    if (const auto* store = dynamic_cast<const SegmentStore*>(in[0].chunks)) look_up(*store);
+    else look_up(*in[0].chunks);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) file_of[i] = segments_->file_of(chunks[i]);
+  }
   for (std::size_t i = 0; i < n; ++i) {
-    file_of[i] = file_of_chunk[chunks[i]];
     raw[i] = scores.score(chunks[i]);
     auto& [first, second] = best[file_of[i]];
     second = std::max(second, std::min(first, raw[i]));

@@ -81,7 +81,6 @@ class Bm25Retriever final : public Retriever {
   const SegmentList* segments_ = nullptr;
   double average_length_ = 1.0;
   double average_field_length_[3] = {1.0, 1.0, 1.0};  ///< text, path, section
-  std::vector<std::uint32_t> file_of_;  ///< index-wide file of each chunk, with file_weight
 };
 
 }  // namespace rag
