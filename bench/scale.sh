@@ -37,11 +37,10 @@ trap 'rm -rf "$out"' EXIT
 
 # Wall time (s) and peak RSS (MB) of a command: "seconds megabytes".
 measure() {
-  local start end
-  start=$(date +%s%N)
+  local start=${EPOCHREALTIME/./} end
   /usr/bin/time -f '%M' -o "$out/time" "$@" >/dev/null 2>"$out/stderr" || { cat "$out/stderr" >&2; exit 1; }
-  end=$(date +%s%N)
-  awk -v ns=$((end - start)) '{printf "%.4f %.0f\n", ns / 1e9, $1 / 1024}' "$out/time"
+  end=${EPOCHREALTIME/./}
+  awk -v us=$((end - start)) '{printf "%.4f %.0f\n", us / 1e6, $1 / 1024}' "$out/time"
 }
 column_median() { awk -v c="$1" '{print $c}' | median; }
 
