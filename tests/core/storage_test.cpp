@@ -211,6 +211,46 @@ TEST(ResultsFile, SaveWritesTheJsonOfResultsToJsonALineAQuestion) {
   EXPECT_EQ(nlohmann::ordered_json::parse(read_file(dir / "empty.json")), results_to_json(ResultsFile{}));
 }
 
+TEST(ZeroedMemory, IsZeroWhenItGrowsAndHugeOnesStartOnA2MBBoundary) {
+  const auto all_zero = [](const ZeroedMemory& m) {
+    return std::all_of(m.data(), m.data() + m.size(), [](std::byte b) { return b == std::byte{0}; });
+  };
+  ZeroedMemory memory;
+  EXPECT_EQ(memory.size(), 0u);
+  memory.grow(100);
+  ASSERT_GE(memory.size(), 100u);
+  EXPECT_TRUE(all_zero(memory));
+  memory.data()[99] = std::byte{7};
+  memory.grow(50);  // already large enough: kept as it is
+  EXPECT_EQ(memory.data()[99], std::byte{7});
+  memory.grow(ZeroedMemory::kHugeFrom + 1);
+  ASSERT_GE(memory.size(), ZeroedMemory::kHugeFrom + 1);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(memory.data()) % (std::uintptr_t{2} << 20), 0u);
+  EXPECT_EQ(memory.size() % (std::size_t{2} << 20), 0u);
+  EXPECT_TRUE(all_zero(memory));
+  memory.data()[memory.size() - 1] = std::byte{1};  // every byte is writable
+  ZeroedMemory moved = std::move(memory);
+  EXPECT_EQ(memory.data(), nullptr);
+  EXPECT_EQ(moved.data()[moved.size() - 1], std::byte{1});
+}
+
+// Scores start at zero in a fresh accumulator, also after an earlier one on the same thread
+// used and left its memory.
+TEST(ScoreAccumulator, StartsAtZeroAgain) {
+  {
+    ScoreAccumulator first(1000);
+    first.add(5, 2.0);
+    first.add(999, 1.0);
+  }
+  ScoreAccumulator second(400000);  // grows past the first's memory
+  EXPECT_FALSE(second.has(5));
+  EXPECT_EQ(second.score(999), 0.0);
+  second.add(399999, 3.0);
+  EXPECT_EQ(second.score(399999), 3.0);
+  ScoreAccumulator third(10);  // another scratch, while the second holds its own
+  EXPECT_FALSE(third.has(5));
+}
+
 TEST(ScoreAccumulator, TopIsTheBestKWithEqualScoresInIdOrder) {
   ScoreAccumulator scores(100);
   for (std::uint32_t c = 0; c < 100; ++c) scores.add((c * 37) % 100, static_cast<double>(c % 10));

@@ -1,8 +1,52 @@
 #include "rag/score_accumulator.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <new>
+#include <utility>
 
 namespace rag {
+
+ZeroedMemory::~ZeroedMemory() {
+  if (data_) ::munmap(data_, size_);
+}
+
+ZeroedMemory::ZeroedMemory(ZeroedMemory&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+ZeroedMemory& ZeroedMemory::operator=(ZeroedMemory&& other) noexcept {
+  if (this != &other) {
+    if (data_) ::munmap(data_, size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+void ZeroedMemory::grow(std::size_t bytes) {
+  if (bytes <= size_) return;
+  const bool huge = bytes >= kHugeFrom;
+  const std::size_t unit = huge ? std::size_t{2} << 20 : static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t length = (bytes + unit - 1) / unit * unit;
+  // Huge pages need a 2 MB boundary: map a unit more, and give back what lies outside it.
+  const std::size_t mapped = huge ? length + unit : length;
+  void* const raw = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto begin = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t start = (begin + unit - 1) / unit * unit;
+  if (huge) {
+    if (start > begin) ::munmap(raw, start - begin);
+    if (const std::uintptr_t end = begin + mapped; end > start + length)
+      ::munmap(reinterpret_cast<void*>(start + length), end - (start + length));
+    ::madvise(reinterpret_cast<void*>(start), length, MADV_HUGEPAGE);  // a request: small pages if refused
+  }
+  *this = ZeroedMemory();
+  data_ = reinterpret_cast<std::byte*>(start);
+  size_ = length;
+}
+
 namespace {
 
 // Scratch arrays that finished accumulators left clean, per thread; a retriever that holds two
@@ -22,9 +66,11 @@ ScoreAccumulator::ScoreAccumulator(std::size_t chunks) {
   } else {
     scratch_ = std::make_unique<Scratch>();
   }
-  if (scratch_->scores.size() < chunks) {
-    scratch_->scores.resize(chunks, 0.0);
-    scratch_->seen.resize(chunks, 0);
+  if (scratch_->chunks < chunks) {
+    scratch_->memory.grow(chunks * (sizeof(double) + sizeof(std::uint8_t)));
+    scratch_->chunks = chunks;
+    scratch_->scores = reinterpret_cast<double*>(scratch_->memory.data());
+    scratch_->seen = reinterpret_cast<std::uint8_t*>(scratch_->scores + chunks);
   }
   touched_ = std::move(scratch_->touched);
 }
@@ -46,8 +92,8 @@ ScoreAccumulator& ScoreAccumulator::operator=(ScoreAccumulator&& other) noexcept
 void ScoreAccumulator::release() {
   if (!scratch_) return;
   // Through locals: a byte stored may alias anything, which would reload the vectors at each.
-  double* const scores = scratch_->scores.data();
-  std::uint8_t* const seen = scratch_->seen.data();
+  double* const scores = scratch_->scores;
+  std::uint8_t* const seen = scratch_->seen;
   for (const std::uint32_t c : touched_) {
     scores[c] = 0.0;
     seen[c] = 0;
@@ -58,8 +104,8 @@ void ScoreAccumulator::release() {
 }
 
 void ScoreAccumulator::add(std::span<const std::uint32_t> chunks, std::span<const double> scores) {
-  double* const sums = scratch_->scores.data();
-  std::uint8_t* const seen = scratch_->seen.data();
+  double* const sums = scratch_->scores;
+  std::uint8_t* const seen = scratch_->seen;
   const std::size_t before = touched_.size();
   touched_.resize(before + chunks.size());
   std::uint32_t* const touched = touched_.data() + before;

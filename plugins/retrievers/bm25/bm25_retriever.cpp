@@ -235,19 +235,20 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
 
 std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& scores, std::size_t k) const {
   // The two best scores of each file: a chunk is lifted by the best of the others. Per thread,
-  // sized for every file and cleaned after each query where it was used; so are each chunk's
-  // file and score, looked up once.
-  thread_local std::vector<std::array<double, 2>> per_file;
+  // sized for every file (zeroed memory: see ScoreAccumulator) and cleaned after each query where
+  // it was used; so are each chunk's file and score, looked up once.
+  using Two = std::array<double, 2>;
+  thread_local ZeroedMemory per_file;
   thread_local std::vector<std::uint32_t> files;
   thread_local std::vector<double> raw_scores;
-  if (per_file.size() < segments_->file_limit()) per_file.resize(segments_->file_limit(), {0.0, 0.0});
+  per_file.grow(segments_->file_limit() * sizeof(Two));
   const std::vector<std::uint32_t>& touched = scores.touched();
   if (files.size() < touched.size()) {
     files.resize(touched.size());
     raw_scores.resize(touched.size());
   }
   // The thread's vectors looked up once, not per chunk.
-  std::array<double, 2>* const best = per_file.data();
+  Two* const best = reinterpret_cast<Two*>(per_file.data());
   std::uint32_t* const file_of = files.data();
   double* const raw = raw_scores.data();
   const std::uint32_t* const chunks = touched.data();
@@ -277,7 +278,7 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
   for (std::size_t i = 0; i < n; ++i) {
     // The second best for the file's best chunk, the best for the others: chosen by an index,
     // as a branch on it is mispredicted often.
-    const std::array<double, 2>& two = best[file_of[i]];
+    const Two& two = best[file_of[i]];
     lifted.offer({chunks[i], raw[i] + file_weight * two[raw[i] == two[0]]});
   }
   for (std::size_t i = 0; i < n; ++i) best[file_of[i]] = {0.0, 0.0};
