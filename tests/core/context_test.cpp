@@ -120,6 +120,25 @@ TEST_F(ContextTest, AFileChangedSinceIndexingIsNotTrusted) {
   EXPECT_EQ(r.evidence[0].text, chunks_[1].text);
 }
 
+TEST_F(ContextTest, ASourceThatEndsAnnouncingSomethingTakesIt) {
+  const std::string text = "# Serve\n\nStart the server with:\n\n```bash\nvllm serve m\n```\n\nThen query it.\n\nEnd.\n";
+  const std::string path = dir_.write("docs/serve.md", text).string();
+  const std::vector<Chunk> chunks = chunks_of(path, text, "markdown",
+                                              {{find(text, "# Serve\n\nStart the server with:"), "Serve"},
+                                               {find(text, "Then query it."), "Serve"}});
+  const ContextAssembler assembler(ContextConfig{}, source(chunks), kBase);
+  const GenerationRequest r = assembler.assemble("how to serve?", std::vector<Hit>{{0, 2.0}, {1, 1.0}});
+  ASSERT_EQ(r.evidence.size(), 2u);
+  EXPECT_EQ(r.evidence[0].text, "# Serve\n\nStart the server with:\n\n```bash\nvllm serve m\n```");
+  EXPECT_EQ(r.evidence[0].last_char, text.find("\n\nThen"));
+  EXPECT_EQ(r.evidence[0].last_line, 7u);
+  EXPECT_EQ(r.evidence[1].text, "Then query it.");  // it announces nothing
+
+  // A file edited since indexing gives nothing more.
+  dir_.write("docs/serve.md", "changed\n");
+  EXPECT_EQ(assembler.assemble("how to serve?", std::vector<Hit>{{0, 2.0}}).evidence[0].text, chunks[0].text);
+}
+
 TEST(Context, OverlappingChunksMergeWithoutTheFile) {
   const std::string text = "alpha beta gamma delta epsilon";
   const auto chunks = chunks_of("not/on/disk.txt", text, "text",

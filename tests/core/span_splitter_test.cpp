@@ -49,6 +49,34 @@ TEST(SplitRange, SentenceStartsSkipWhitespaceAndKnowCjkStops) {
   EXPECT_EQ(sentence_starts(text, {0, text.size()}), (std::vector<std::size_t>{6, 11, 15}));
 }
 
+TEST(AnnouncedBlock, IsTheCodeTableOrListAfterTheSentence) {
+  // The end of `what` after the sentence "Run:" that ends at `from`.
+  const auto after = [](const std::string& text, std::size_t max_chars = 1000) {
+    const std::size_t from = text.find(':') + 1;
+    return text.substr(from, announced_block_end(text, from, max_chars) - from);
+  };
+  EXPECT_EQ(after("Run:\n\n```bash\nvllm serve m\n```\n\nThen ask."), "\n\n```bash\nvllm serve m\n```");
+  EXPECT_EQ(after("Backends:\n| a | b |\n|---|---|\n| x | y |\nAfter."), "\n| a | b |\n|---|---|\n| x | y |");
+  // List items, their continuation lines, blank lines between items; a paragraph or a heading ends it.
+  EXPECT_EQ(after("Needs:\n\n- one\n  more\n- two\nlazy\n\n1. three\n\nNot an item.\n"),
+            "\n\n- one\n  more\n- two\nlazy\n\n1. three");
+  EXPECT_EQ(after("Needs:\n- one\n## Next\n- two"), "\n- one");
+  // A paragraph is not announced, nor anything past two blank lines.
+  EXPECT_EQ(after("Note:\nplain words.\n"), "");
+  EXPECT_EQ(after("Run:\n\n\n\n```\nx\n```"), "");
+  EXPECT_EQ(after("Run:"), "");
+  // Whole lines up to the limit; nothing when the first line alone is longer.
+  EXPECT_EQ(after("Run:\n- aaaa\n- bbbb\n- cccc", 15), "\n- aaaa\n- bbbb");
+  EXPECT_EQ(after("Run:\n- aaaa", 3), "");
+  // An unclosed fence runs to the limit.
+  EXPECT_EQ(after("Run:\n```\nx\ny", 100), "\n```\nx\ny");
+}
+
+TEST(AnnouncedBlock, ListItemsAreBulletsOrNumbers) {
+  for (const std::string_view item : {"- a", "* a", "+ a", "1. a", "12) a"}) EXPECT_TRUE(is_list_item(item)) << item;
+  for (const std::string_view other : {"-a", "1.a", "a. b", "1.", "**bold**", ""}) EXPECT_FALSE(is_list_item(other)) << other;
+}
+
 // Spans of `file` from their first words, each to the end of its line, with sections.
 std::vector<ChunkSpan> spans_at(const SourceFile& file, const std::vector<std::pair<std::string, std::string>>& starts) {
   std::vector<ChunkSpan> out;

@@ -140,6 +140,31 @@ TEST(ExtractiveGenerator, TheCodeASentenceAnnouncesComesEvenPastTheLengthCutToLi
             "vllm serve meta-llama/Llama-2-7b-hf \\\n    --enable-lora\n```");
 }
 
+TEST(ExtractiveGenerator, TheTableOrListASentenceAnnouncesComesPastTheLengthALineEach) {
+  const std::string table =
+      "vLLM provides three communication backends for expert parallelism:\n\n"
+      "| Backend | Use Case | Features |\n|---|---|---|\n"
+      "| `pplx` | Single node | Chunked prefill support |\n"
+      "| `deepep_high_throughput` | Multi-node prefill | Grouped GEMM |\n"
+      "| `deepep_low_latency` | Multi-node decode | CUDA graph support |\n";
+  const GenerationRequest r = ask("What communication backends does expert parallelism have?", {source(1, "markdown", table)});
+  // A table: its header row, a rule, its rows, the citation after the sentence that announces it.
+  EXPECT_EQ(make("{max_chars: 100}")->generate(r),
+            "vLLM provides three communication backends for expert parallelism: [1]\n\n"
+            "| Backend | Use Case | Features |\n|---|---|---|\n"
+            "| `pplx` | Single node | Chunked prefill support |\n"
+            "| `deepep_high_throughput` | Multi-node prefill | Grouped GEMM |\n"
+            "| `deepep_low_latency` | Multi-node decode | CUDA graph support |");
+
+  const GenerationRequest items = ask("What does a model need for the Transformers backend?",
+                                      {source(1, "markdown",
+                                              "A model for the Transformers backend needs:\n\n- kwargs passed down to "
+                                              "attention\n- `ALL_ATTENTION_FUNCTIONS` for attention\n\nLater text.")});
+  EXPECT_EQ(make("{max_chars: 60}")->generate(items),
+            "A model for the Transformers backend needs:\n- kwargs passed down to attention\n"
+            "- `ALL_ATTENTION_FUNCTIONS` for attention [1]");
+}
+
 TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
   // Two sentences that cover the question fill the length; the one that names the command takes
   // the place of the weaker.

@@ -54,4 +54,13 @@ std::vector<std::size_t> line_starts(std::string_view text, ByteRange range);
 /// full stops) once the following whitespace is skipped.
 std::vector<std::size_t> sentence_starts(std::string_view text, ByteRange range);
 
+/// Whether a line, leading whitespace removed, opens a Markdown list item ("- x", "* x", "+ x",
+/// "1. x", "2) x").
+bool is_list_item(std::string_view line);
+/// The block a Markdown sentence ending in ':' announces, when `from` is the end of that sentence
+/// ("Start the server with:"): after blank lines, a fenced code block, a table or a list, up to
+/// `max_chars` code points cut at a line end. Its end (a byte offset of `text`), or `from` when
+/// what follows is none of those.
+std::size_t announced_block_end(std::string_view text, std::size_t from, std::size_t max_chars);
+
 }  // namespace rag

@@ -313,4 +313,62 @@ std::vector<std::size_t> sentence_starts(std::string_view text, ByteRange range)
   return out;
 }
 
+bool is_list_item(std::string_view t) {
+  if (t.size() >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ') return true;
+  std::size_t digits = 0;
+  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  return digits > 0 && digits + 1 < t.size() && (t[digits] == '.' || t[digits] == ')') && t[digits + 1] == ' ';
+}
+
+std::size_t announced_block_end(std::string_view text, std::size_t from, std::size_t max_chars) {
+  // The lines after the one `from` ends, each without its line break.
+  // Only what `max_chars` code points can reach is read (a code point is at most 4 bytes).
+  std::vector<ByteRange> lines;
+  std::size_t begin = text.find('\n', from);
+  while (begin != std::string_view::npos && begin - from <= 4 * max_chars) {
+    ++begin;
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back({begin, end});
+    begin = end < text.size() ? end : std::string_view::npos;
+  }
+  const auto content = [&](std::size_t i) {
+    const ByteRange r = trim(text, lines[i]);
+    return text.substr(r.begin, r.end - r.begin);
+  };
+  std::size_t first = 0;
+  while (first < lines.size() && first < 2 && content(first).empty()) ++first;  // blank lines
+  if (first >= lines.size() || content(first).empty()) return from;
+  const std::string_view opening = content(first);
+  std::size_t last = first;  // the block's last line
+  if (opening.starts_with("```") || opening.starts_with("~~~")) {
+    const std::string_view fence = opening.substr(0, 3);
+    while (last + 1 < lines.size() && !content(last + 1).starts_with(fence)) ++last;
+    if (last + 1 < lines.size()) ++last;  // the closing fence
+  } else if (opening.starts_with('|')) {
+    while (last + 1 < lines.size() && content(last + 1).starts_with('|')) ++last;
+  } else if (is_list_item(opening)) {
+    // Items, the lines that continue them, and blank lines between items.
+    // A line that is neither, right after text, continues the item above it.
+    for (std::size_t i = first + 1; i < lines.size(); ++i) {
+      const std::string_view c = content(i);
+      if (c.empty()) continue;
+      const bool indented = text[lines[i].begin] == ' ' || text[lines[i].begin] == '\t';
+      if (c.starts_with('#') || (!is_list_item(c) && !indented && content(i - 1).empty())) break;
+      last = i;
+    }
+  } else {
+    return from;
+  }
+  // Whole lines up to the limit; none when the first alone is longer.
+  std::size_t end = from;
+  std::size_t chars = 0;
+  for (std::size_t i = first; i <= last; ++i) {
+    chars += utf8::count_code_points(text.substr(end, lines[i].end - end));
+    if (chars > max_chars) break;
+    end = lines[i].end;
+  }
+  return end;
+}
+
 }  // namespace rag

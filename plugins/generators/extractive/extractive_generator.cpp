@@ -29,6 +29,8 @@ constexpr double kDocsWeight = 1.25;
 constexpr std::size_t kMaxFollowUnits = 4;
 // The code a sentence announces is cut to no less than this many code points.
 constexpr std::size_t kMinAnnouncedCode = 150;
+// The list items or table rows a sentence announces may take this many code points past max_chars.
+constexpr std::size_t kAnnouncedItemsExtra = 400;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
 
@@ -54,13 +56,6 @@ std::vector<std::string_view> lines_of(std::string_view text) {
     begin = end + 1;
   }
   return lines;
-}
-
-bool is_list_item(std::string_view t) {
-  if (t.size() >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ') return true;
-  std::size_t digits = 0;
-  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
-  return digits > 0 && digits + 1 < t.size() && (t[digits] == '.' || t[digits] == ')') && t[digits + 1] == ' ';
 }
 
 bool is_table_rule(std::string_view t) { return t.find_first_not_of("|-: ") == std::string_view::npos; }
@@ -549,7 +544,9 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       Unit& follower = units[next];
       const bool follows = code ? !follower.code : (follower.code || follower.item);
       if (follower.evidence != units[unit].evidence || !follows) break;
-      if (used + follower.chars > max_chars_) {
+      if (follower.item && !code) {
+        if (used + follower.chars > max_chars_ + kAnnouncedItemsExtra) break;
+      } else if (used + follower.chars > max_chars_) {
         if (next > unit + 1 || !follower.code || is_chosen(next)) break;
         follower.text = shorten(follower.text, std::max(max_chars_ - std::min(used, max_chars_), kMinAnnouncedCode), true);
         follower.chars = utf8::count_code_points(follower.text);
@@ -659,9 +656,25 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       const bool inline_code = u.code && run == i + 1 && u.text.find('\n') == std::string::npos &&
                                utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
                                (!paragraph.empty() || !answer.empty());
+      // The table rows a sentence announces read as a table, the first row its header.
+      const auto is_row = [&](std::size_t k) { return units[list[k]].item && units[list[k]].text.starts_with('|'); };
+      if (is_row(i) && i > 0 && list[i] == list[i - 1] + 1 && units[list[i - 1]].ends_with_colon) {
+        std::size_t end = i + 1;
+        while (end < list.size() && is_row(end) && list[end] == list[end - 1] + 1) ++end;
+        if (end - i >= 2) {
+          end_text();
+          answer.append("\n\n").append(units[list[i]].text).append("\n|");
+          for (std::ptrdiff_t cell = 1; cell < std::count(u.text.begin(), u.text.end(), '|'); ++cell) answer += "---|";
+          for (std::size_t k = i + 1; k < end; ++k) answer.append("\n").append(units[list[k]].text);
+          i = end;
+          continue;
+        }
+      }
       if (!u.code || inline_code) {
-        // Text left out between two quotes of a source shows as an ellipsis: they are not one statement.
-        if (!paragraph.empty()) paragraph += list[i] == list[i - 1] + 1 ? " " : " … ";
+        // Text left out between two quotes of a source shows as an ellipsis: they are not one
+        // statement. List items and table rows keep a line each.
+        if (!paragraph.empty())
+          paragraph += u.item || units[list[i - 1]].item ? "\n" : list[i] == list[i - 1] + 1 ? " " : " … ";
         if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
         else paragraph += u.text;
         i = run;
