@@ -68,6 +68,8 @@ TEST(AnnouncedBlock, IsTheCodeTableOrListAfterTheSentence) {
   // Whole lines up to the limit; nothing when the first line alone is longer.
   EXPECT_EQ(after("Run:\n- aaaa\n- bbbb\n- cccc", 15), "\n- aaaa\n- bbbb");
   EXPECT_EQ(after("Run:\n- aaaa", 3), "");
+  // A CRLF file's last '\r' stays out.
+  EXPECT_EQ(after("Run:\r\n- a\r\n- b\r\n\r\nText"), "\r\n- a\r\n- b");
   // An unclosed fence runs to the limit.
   EXPECT_EQ(after("Run:\n```\nx\ny", 100), "\n```\nx\ny");
 }

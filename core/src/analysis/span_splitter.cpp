@@ -325,7 +325,7 @@ std::size_t announced_block_end(std::string_view text, std::size_t from, std::si
   // Only what `max_chars` code points can reach is read (a code point is at most 4 bytes).
   std::vector<ByteRange> lines;
   std::size_t begin = text.find('\n', from);
-  while (begin != std::string_view::npos && begin - from <= 4 * max_chars) {
+  while (begin != std::string_view::npos && (begin - from) / 4 <= max_chars) {
     ++begin;
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
@@ -366,7 +366,7 @@ std::size_t announced_block_end(std::string_view text, std::size_t from, std::si
   for (std::size_t i = first; i <= last; ++i) {
     chars += utf8::count_code_points(text.substr(end, lines[i].end - end));
     if (chars > max_chars) break;
-    end = lines[i].end;
+    end = trim(text, lines[i]).end;  // a CRLF line's '\r' stays out
   }
   return end;
 }
