@@ -165,6 +165,22 @@ TEST(ExtractiveGenerator, TheTableOrListASentenceAnnouncesComesPastTheLengthALin
             "- `ALL_ATTENTION_FUNCTIONS` for attention [1]");
 }
 
+TEST(ExtractiveGenerator, AConditionBringsItsBody) {
+  const GenerationRequest r = ask("What happens when residual is None in the decoder layer?",
+                                  {source(1, "python",
+                                          "class DecoderLayer:\n"
+                                          "    def forward(self, hidden, residual):\n"
+                                          "        if residual is None:\n"
+                                          "            residual = hidden\n"
+                                          "            hidden = self.norm(hidden)\n"
+                                          "        else:\n"
+                                          "            hidden, residual = self.norm(hidden, residual)\n"
+                                          "        return hidden, residual\n")});
+  const std::string answer = make("{max_chars: 60}")->generate(r);
+  EXPECT_THAT(answer, HasSubstr("if residual is None:\n    residual = hidden\n    hidden = self.norm(hidden)\n```"));
+  EXPECT_THAT(answer, Not(HasSubstr("else:")));
+}
+
 TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
   // Two sentences that cover the question fill the length; the one that names the command takes
   // the place of the weaker.

@@ -305,6 +305,17 @@ std::size_t indentation(std::string_view line) {
   return n == std::string_view::npos ? line.size() : n;
 }
 
+// Whether a code statement opens a block of control flow ("if x:", "for a in b:", "except E:"),
+// whose body says what happens then.
+bool opens_block(std::string_view statement) {
+  const std::string_view t = trim(statement);
+  if (t.empty() || t.back() != ':') return false;
+  for (const std::string_view keyword : {"if ", "elif ", "else:", "for ", "while ", "with ", "try:", "except", "finally:",
+                                         "async for ", "async with ", "case ", "match "})
+    if (t.starts_with(keyword)) return true;
+  return false;
+}
+
 double jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   std::size_t shared = 0;
   for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
@@ -539,6 +550,22 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     chosen.push_back(unit);
     used += units[unit].chars;
     const bool code = units[unit].code;
+    if (code && opens_block(units[unit].text)) {
+      // A condition, loop or handler brings its body: what happens "when residual is None" is
+      // what follows `if residual is None:`.
+      const std::size_t indent = indentation(units[unit].text);
+      for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
+        const Unit& body = units[next];
+        if (body.evidence != units[unit].evidence || !body.code || indentation(body.text) <= indent ||
+            used + body.chars > max_chars_ + kAnnouncedItemsExtra)
+          break;
+        if (!is_chosen(next)) {
+          chosen.push_back(next);
+          used += body.chars;
+        }
+      }
+      return;
+    }
     if (!units[unit].ends_with_colon && !(code && gives_value(units[unit].text))) return;
     for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
       Unit& follower = units[next];
@@ -682,6 +709,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       }
       const bool cited_before = !paragraph.empty();
       end_text();
+
       std::vector<std::string_view> code;
       for (std::size_t k = i; k < run; ++k)
         for (const std::string_view line : lines_of(units[list[k]].text)) code.push_back(line);
