@@ -62,8 +62,11 @@ def parse_port(value: str,
                                 "code:     port = int(value) \\\n        or default", "code:     return port"));
 }
 
-TEST(ExtractiveUnits, MarkdownGivesSentencesItemsRowsAndFencedStatements) {
-  const auto units = ExtractiveGenerator::split_units(source(1, "markdown", R"(## Serving
+TEST(ExtractiveUnits, MarkdownGivesSentencesItemsRowsAndFencedStatementsButNoLabels) {
+  const auto units = ExtractiveGenerator::split_units(source(1, "markdown", R"([](){ #serving }
+
+## Serving
+{ #serving-title }
 
 Start the [server](serve.md) with the
 [CLI][vllm.cli]. It listens on {class}`port` 8000, or `--port {port}`.
