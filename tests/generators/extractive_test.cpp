@@ -67,6 +67,7 @@ TEST(ExtractiveUnits, MarkdownGivesSentencesItemsRowsAndFencedStatementsButNoLab
 
 ## Serving
 { #serving-title }
+--8<-- "docs/serve.inc.md:flags"
 
 Start the [server](serve.md) with the
 [CLI][vllm.cli]. It listens on {class}`port` 8000, or `--port {port}`.

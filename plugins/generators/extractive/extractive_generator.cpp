@@ -58,9 +58,10 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
-// A line that only names a place for links to point at: an autorefs anchor ("[](){ #legend }") or
-// an attribute list ("{ #legend }", "{: .class }").
-bool is_anchor(std::string_view t) {
+// A line that is markup for the site, not text: an autorefs anchor ("[](){ #legend }"), an
+// attribute list ("{ #legend }", "{: .class }"), a snippet include (--8<-- "file.md:part").
+bool is_markup(std::string_view t) {
+  if (t.starts_with("--8<--")) return true;
   if (t.starts_with("[]()")) t.remove_prefix(4);
   if (t.size() < 3 || t.front() != '{' || t.back() != '}') return false;
   const std::size_t first = t.find_first_not_of(' ', 1);
@@ -238,8 +239,8 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
     if (!fence.empty()) {
       if (!t.empty()) w.code(line);
     } else if (t.empty() || t[0] == '#' || t.substr(0, 3) == "!!!" || t.substr(0, 3) == "???" ||
-               t.substr(0, 4) == "<!--" || is_anchor(t)) {
-      w.flush();  // headings, admonition titles, comments and anchors are labels, not answers
+               t.substr(0, 4) == "<!--" || is_markup(t)) {
+      w.flush();  // headings, admonition titles, comments and markup are labels, not answers
     } else if (t[0] == '|') {
       if (!is_table_rule(t)) w.prose_line(t);
       w.flush();
