@@ -300,8 +300,45 @@ TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {
                                   {source(1, "python", "class CacheConfig:\n    gpu_memory_utilization: float = 0.9\n"
                                                        "    \"\"\"The fraction of GPU memory to use.\"\"\"\n"
                                                        "    swap_space: float = 4\n")});
-  EXPECT_EQ(make()->generate(r), "In `1` [1]:\n```\ngpu_memory_utilization: float = 0.9\n```\n\n"
-                                 "The fraction of GPU memory to use. [1]");
+  EXPECT_EQ(make()->generate(r), "The default of `gpu_memory_utilization` is `0.9`. [1]\n\n"
+                                 "`gpu_memory_utilization: float = 0.9` The fraction of GPU memory to use. [1]");
+}
+
+TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall) {
+  // The answer's first paragraph after the note on English sources, if any.
+  const auto lead = [](const std::string& question, const std::string& code, const std::string& language = "en",
+                       const std::string& translated = "") {
+    GenerationRequest r = ask(question, {source(1, "python", code)});
+    r.language = language;
+    r.query = translated;
+    std::string answer = make()->generate(r);
+    if (language != "en") answer.erase(0, answer.find("\n\n") + 2);
+    return answer.substr(0, answer.find("\n\n"));
+  };
+  EXPECT_EQ(lead("What is the default value of the dst parameter in gather?",
+                 "def gather(input_: torch.Tensor,\n           dst: int = 0,\n           dim: int = -1) -> None:\n    pass\n"),
+            "The default of `dst` is `0`. [1]");
+  EXPECT_EQ(lead("What is the default of pin_memory in _try_stack?", "def _try_stack(nested, pin_memory=False):\n    pass\n"),
+            "The default of `pin_memory` is `False`. [1]");
+  EXPECT_EQ(lead("What is the default pp_locks of the executor?",
+                 "def __init__(self):\n    self.pp_locks: Optional[List[asyncio.Lock]] = None  # made later\n"),
+            "The default of `pp_locks` is `None`. [1]");
+  EXPECT_EQ(lead("What is the default value for mlp_bias in the MLP?",
+                 "bias = getattr(config, \"mlp_bias\", False)\nengine = ktc.get(\"engine_id\", config.engine_id)\n"),
+            "The default of `mlp_bias` is `False`. [1]");
+  // A declaration says it better than a lookup's fallback, wherever each stands.
+  EXPECT_EQ(lead("What is the default top_p of SamplingParams?",
+                 "top_p = params.get(\"top_p\", self._DEFAULTS[\"top_p\"])\nclass SamplingParams:\n    top_p: float = 1.0\n"),
+            "The default of `top_p` is `1.0`. [1]");
+  EXPECT_EQ(lead("Какое значение по умолчанию у top_p?", "class SamplingParams:\n    top_p: float = 1.0\n", "ru",
+                 "what value default top_p"),
+            "Значение `top_p` по умолчанию: `1.0`. [1]");
+  // A keyword argument of a call sets a value, and a plain assignment assigns one: no default.
+  EXPECT_THAT(lead("What is the default value of the seed parameter?", "llm = LLM(model, seed=42)\nseed = 7\n"),
+              Not(HasSubstr("The default")));
+  // Later names are conditions: the first is what is asked about.
+  EXPECT_THAT(lead("What is the default lora_int_id when lora_request is None?", "def f(lora_request: Optional[R] = None):\n    pass\n"),
+              Not(HasSubstr("The default")));
 }
 
 TEST(ExtractiveGenerator, AWhereQuestionNamesThePlace) {

@@ -402,6 +402,107 @@ bool is_field(std::string_view code) {
   return name > 0 && name < t.size() && t[name] == ':' && gives_value(t);
 }
 
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// The first of `stops` in `code` from `at` outside strings and brackets opened after `at` (a
+// closing bracket of an outer one stops too); code.size() when none comes.
+std::size_t find_outside(std::string_view code, std::size_t at, std::string_view stops) {
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = at; i < code.size(); ++i) {
+    const char c = code[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (depth == 0 && stops.find(c) != std::string_view::npos) {
+      return i;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) return i;
+      --depth;
+    }
+  }
+  return code.size();
+}
+
+// The default `code` (one statement) gives `name`, empty when none: a parameter's or a typed
+// field's (`name: T = v`, a def's `name=v`, `self.name: T = v`), or the fallback of a lookup by
+// name (`getattr(x, "name", v)`, `config.get("name", v)`, `os.getenv("NAME", v)`). A keyword
+// argument of a call (`f(name=v)`) or a plain assignment is not a default. Only lookups when
+// `lookup`, only declarations when not.
+std::string_view default_of(std::string_view code, std::string_view name, bool lookup) {
+  constexpr auto npos = std::string_view::npos;
+  const std::string_view statement = trim(code);
+  const bool def = statement.starts_with("def ") || statement.starts_with("async def ");
+  const std::size_t start = code.find_first_not_of(" \t\n");
+  for (std::size_t at = code.find(name); at != npos; at = code.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at > 0 && is_name_char(code[at - 1])) || (end < code.size() && is_name_char(code[end]))) continue;
+    std::size_t value = npos;
+    const bool quoted = at > 0 && end < code.size() && (code[at - 1] == '"' || code[at - 1] == '\'') && code[end] == code[at - 1];
+    if (quoted != lookup) continue;
+    if (quoted) {
+      // Looked up by name: the fallback is the next and last argument of the call.
+      const std::size_t comma = code.find_first_not_of(" \t\n", end + 1);
+      if (comma == npos || code[comma] != ',') continue;
+      std::size_t open = at - 1;
+      for (int depth = 0; open > 0;) {
+        const char c = code[--open];
+        if (c == ')') ++depth;
+        else if (c == '(' && depth-- == 0) break;
+      }
+      std::size_t callee = open;
+      while (callee > 0 && is_name_char(code[callee - 1])) --callee;
+      const std::string_view call = code.substr(callee, open - callee);
+      if (code[open] != '(' || (call != "getattr" && call != "get" && call != "getenv" && call != "pop")) continue;
+      const std::size_t after = find_outside(code, comma + 1, ",");
+      if (after >= code.size() || code[after] != ')') continue;
+      value = comma + 1;
+    } else {
+      // A parameter of a def, or a field or attribute at the start of its statement.
+      const std::size_t owner = at >= 5 && code.substr(at - 5, 5) == "self." ? at - 5 : at;
+      const std::size_t before = owner == 0 ? npos : code.find_last_not_of(" \t\n", owner - 1);
+      const bool parameter = def && before != npos && (code[before] == '(' || code[before] == ',');
+      if (!parameter && owner != start) continue;
+      std::size_t equals = code.find_first_not_of(" \t", end);
+      if (equals < code.size() && code[equals] == ':') equals = find_outside(code, equals + 1, "=,\n");
+      else if (!parameter) continue;  // `name = v` in a body assigns, it does not default
+      if (equals >= code.size() || code[equals] != '=' || (equals + 1 < code.size() && code[equals + 1] == '='))
+        continue;
+      value = equals + 1;
+    }
+    const std::string_view v = trim(code.substr(value, find_outside(code, value, ",#\n") - value));
+    if (!v.empty() && v.size() <= 80) return v;
+  }
+  return {};
+}
+
+// The names a default question may ask about, the likeliest first: a word it calls a field ("the
+// stream parameter": stream), then the first name it writes as code. Later names are conditions
+// ("the default lora_int_id when lora_request is None").
+std::vector<std::string> asked_names(std::string_view question) {
+  std::vector<std::string> names;
+  std::string previous;
+  for (std::size_t i = 0; i < question.size();) {
+    std::size_t end = i;
+    while (end < question.size() && is_name_char(question[end])) ++end;
+    if (end == i) {
+      ++i;
+      continue;
+    }
+    std::string word(question.substr(i, end - i));
+    if (!previous.empty() && is_field_noun(lowered(word))) names.push_back(previous);
+    previous = std::move(word);
+    i = end;
+  }
+  const std::vector<std::string> code = code_names(question);
+  if (!code.empty()) names.push_back(code.front());
+  return names;
+}
+
 // A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
 bool names_command(std::string_view prose) {
   return prose.find('`') != std::string_view::npos || prose.find(" --") != std::string_view::npos;
@@ -651,6 +752,32 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
                    [&](std::size_t a, std::size_t b) { return source_best[a] > source_best[b]; });
 
   std::string answer(english_sources_note(request.language));
+  if (kind == QuestionKind::default_value) {
+    // The default asked for, said first, from the chosen code, else the best code that gives it;
+    // a declaration (`name: T = v`, a parameter) before a lookup's fallback.
+    std::vector<std::size_t> order = chosen;
+    std::vector<std::size_t> rest;
+    for (std::size_t u = 0; u < units.size(); ++u)
+      if (!is_chosen(u) && score[u] > 0 && units[u].code) rest.push_back(u);
+    std::stable_sort(rest.begin(), rest.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+    order.insert(order.end(), rest.begin(), rest.end());
+    const auto say_default = [&] {
+      for (const std::string& name : asked_names(query))
+        for (const bool lookup : {false, true})
+          for (const std::size_t u : order) {
+            const std::string_view value = units[u].code ? default_of(units[u].text, name, lookup) : std::string_view{};
+            if (value.empty()) continue;
+            std::string sentence = default_is_text(request.language, name, value);
+            if (citations_) sentence.append(" [").append(std::to_string(request.evidence[units[u].evidence].number)).append("]");
+            return sentence;
+          }
+      return std::string();
+    };
+    if (const std::string sentence = say_default(); !sentence.empty()) {
+      if (!answer.empty()) answer += "\n\n";
+      answer += sentence;
+    }
+  }
   if (kind == QuestionKind::where) {
     // Where something is: the place first, from the source whose name and path match the
     // question best, code before prose (a page that mentions a class is not where it is).
