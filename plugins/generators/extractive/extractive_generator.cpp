@@ -1,20 +1,22 @@
 #include "extractive_generator.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
 
+#include "code_reading.hpp"
 #include "rag/definitions.hpp"
 #include "rag/language.hpp"
 #include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"
-#include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
+#include "units.hpp"
 
 namespace rag {
 namespace {
+
+using namespace extractive;
 
 // A source's rank counts, but a good sentence of the third source beats a poor one of the first.
 constexpr double kRankDecay = 0.3;
@@ -34,298 +36,6 @@ constexpr std::size_t kAnnouncedItemsExtra = 400;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
 
-std::string_view trim(std::string_view s) {
-  const auto begin = s.find_first_not_of(" \t\r\f\v");
-  if (begin == std::string_view::npos) return {};
-  const auto end = s.find_last_not_of(" \t\r\f\v");
-  return s.substr(begin, end - begin + 1);
-}
-
-std::string_view trim_right(std::string_view s) {
-  const auto end = s.find_last_not_of(" \t\r\f\v");
-  return end == std::string_view::npos ? std::string_view{} : s.substr(0, end + 1);
-}
-
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    const auto end = text.find('\n', begin);
-    lines.push_back(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
-    if (end == std::string_view::npos) break;
-    begin = end + 1;
-  }
-  return lines;
-}
-
-// A line that is markup for the site, not text: an autorefs anchor ("[](){ #legend }"), an
-// attribute list ("{ #legend }", "{: .class }"), a snippet include (--8<-- "file.md:part").
-bool is_markup(std::string_view t) {
-  if (t.starts_with("--8<--")) return true;
-  if (t.starts_with("[]()")) t.remove_prefix(4);
-  if (t.size() < 3 || t.front() != '{' || t.back() != '}') return false;
-  const std::size_t first = t.find_first_not_of(' ', 1);
-  return first != std::string_view::npos && (t[first] == '#' || t[first] == ':' || t[first] == '.');
-}
-
-bool is_table_rule(std::string_view t) { return t.find_first_not_of("|-: ") == std::string_view::npos; }
-
-// True when the sentence break at `start` follows an abbreviation ("e.g. the model").
-bool after_abbreviation(std::string_view text, std::size_t start) {
-  std::size_t dot = start;
-  while (dot > 0 && text[dot - 1] == ' ') --dot;
-  if (dot == 0 || text[dot - 1] != '.') return false;
-  const std::size_t word_end = dot - 1;
-  const std::size_t space = text.rfind(' ', word_end);
-  const std::size_t word_begin = space == std::string_view::npos ? 0 : space + 1;
-  std::string word(text.substr(word_begin, word_end - word_begin));
-  for (char& c : word)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  for (const std::string_view a : {"e.g", "i.e", "etc", "vs", "cf", "approx", "(e.g", "(i.e"})
-    if (word == a) return true;
-  return false;
-}
-
-// How much a code line opens brackets ("foo(a," is +1), strings and comments left out.
-int bracket_balance(std::string_view line) {
-  int depth = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote != 0) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      break;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return depth;
-}
-
-// Markdown links keep their words only: "[the guide](url)" and "[LLM][vllm.LLM]" read as "the
-// guide" and "LLM"; a MyST role before code ("{class}`x`") is dropped, but not braces that close
-// a code span ("`--lora-modules {name}={path}`").
-std::string plain_links(std::string_view text) {
-  std::string out;
-  bool in_code = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '`') {
-      in_code = !in_code;
-    } else if (!in_code && text[i] == '[') {
-      const std::size_t close = text.find(']', i);
-      if (close != std::string_view::npos && close + 1 < text.size() &&
-          (text[close + 1] == '(' || text[close + 1] == '[')) {
-        const std::size_t end = text.find(text[close + 1] == '(' ? ')' : ']', close + 1);
-        if (end != std::string_view::npos && text.substr(i + 1, close - i - 1).find('[') == std::string_view::npos) {
-          out += text.substr(i + 1, close - i - 1);
-          i = end;
-          continue;
-        }
-      }
-    } else if (!in_code && text[i] == '{') {
-      const std::size_t close = text.find('}', i);
-      if (close != std::string_view::npos && close + 1 < text.size() && text[close + 1] == '`' &&
-          text.substr(i + 1, close - i - 1).find_first_not_of("abcdefghijklmnopqrstuvwxyz:-") ==
-              std::string_view::npos) {
-        i = close;
-        continue;
-      }
-    }
-    out += text[i];
-  }
-  return out;
-}
-
-// Collects the units of one source: sentences of prose, and code statements, each a whole
-// logical line (brackets closed, no trailing backslash) of at most kMaxStatementLines lines.
-class UnitWriter {
- public:
-  /// `links`: prose may hold Markdown links, to be reduced to their words.
-  UnitWriter(std::vector<ExtractiveGenerator::Unit>& out, std::size_t evidence, bool links)
-      : out_(out), evidence_(evidence), links_(links) {}
-
-  void code(std::string_view line) {
-    flush_prose();
-    const std::string_view t = trim_right(line);
-    if (!statement_.empty()) statement_ += '\n';
-    statement_ += t;
-    ++statement_lines_;
-    depth_ += bracket_balance(t);
-    const bool continued = depth_ > 0 || (!t.empty() && t.back() == '\\');
-    if (!continued || statement_lines_ >= kMaxStatementLines) end_statement();
-  }
-  bool in_statement() const { return !statement_.empty(); }
-  // A unit on its own: a list item (with the lines that continue it), a table row, a comment.
-  void prose_line(std::string_view text) {
-    flush();
-    paragraph_ = std::string(trim(text));
-    item_ = true;
-  }
-  void prose(std::string_view text) {
-    end_statement();
-    const std::string_view t = trim(text);
-    if (t.empty()) return flush_prose();
-    if (!paragraph_.empty()) paragraph_ += ' ';
-    paragraph_ += t;
-  }
-  void flush() {
-    end_statement();
-    flush_prose();
-  }
-
- private:
-  static constexpr std::size_t kMaxStatementLines = 12;
-
-  void end_statement() {
-    add(std::move(statement_), true);
-    statement_.clear();
-    statement_lines_ = 0;
-    depth_ = 0;
-  }
-  // Ends the paragraph being gathered, cutting it into sentences.
-  void flush_prose() {
-    const std::string p = links_ ? plain_links(paragraph_) : paragraph_;
-    std::size_t begin = 0;
-    for (const std::size_t start : sentence_starts(p, {0, p.size()})) {
-      if (after_abbreviation(p, start)) continue;
-      add(std::string(trim(std::string_view(p).substr(begin, start - begin))), false);
-      begin = start;
-    }
-    add(std::string(trim(std::string_view(p).substr(begin))), false);
-    paragraph_.clear();
-    item_ = false;
-  }
-  void add(std::string text, bool is_code) {
-    if (trim(text).empty()) return;
-    ExtractiveGenerator::Unit u;
-    u.evidence = evidence_;
-    u.code = is_code;
-    u.chars = utf8::count_code_points(trim(text));
-    u.item = item_;
-    u.ends_with_colon = !is_code && text.back() == ':';
-    u.text = std::move(text);
-    out_.push_back(std::move(u));
-  }
-
-  std::vector<ExtractiveGenerator::Unit>& out_;
-  std::size_t evidence_;
-  bool links_;
-  std::string paragraph_;
-  bool item_ = false;  // the paragraph is a list item, a table row or a comment
-  std::string statement_;
-  std::size_t statement_lines_ = 0;
-  int depth_ = 0;
-};
-
-// Markdown, and any other text: its rules (fences, headings, lists, tables) cost plain text
-// nothing, and Markdown files chunked as plain text keep their code whole.
-void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
-  std::string_view fence = starts_in_code ? "```" : "";  // the open fence's marker, empty outside code
-  for (const std::string_view line : lines_of(text)) {
-    const std::string_view t = trim(line);
-    if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") {
-      w.flush();
-      if (fence.empty()) fence = t.substr(0, 3);
-      else if (t.substr(0, 3) == fence || starts_in_code) fence = {};
-      starts_in_code = false;  // a passage that starts in code closes it with whatever fence comes
-      continue;
-    }
-    if (!fence.empty()) {
-      if (!t.empty()) w.code(line);
-    } else if (t.empty() || t[0] == '#' || t.substr(0, 3) == "!!!" || t.substr(0, 3) == "???" ||
-               t.substr(0, 4) == "<!--" || is_markup(t)) {
-      w.flush();  // headings, admonition titles, comments and markup are labels, not answers
-    } else if (t[0] == '|') {
-      if (!is_table_rule(t)) w.prose_line(t);
-      w.flush();
-    } else if (is_list_item(t)) {
-      w.prose_line(t);
-    } else {
-      w.prose(t);
-    }
-  }
-  w.flush();
-}
-
-void split_python(std::string_view text, UnitWriter& w) {
-  std::string_view quote;  // the open docstring's quotes, empty outside one
-  for (const std::string_view line : lines_of(text)) {
-    const std::string_view t = trim(line);
-    if (!quote.empty()) {
-      const auto close = t.find(quote);
-      w.prose(t.substr(0, close));
-      if (close != std::string_view::npos) {
-        w.flush();
-        quote = {};
-      }
-      continue;
-    }
-    if (w.in_statement()) {
-      w.code(line);
-      continue;
-    }
-    std::size_t prefix = 0;  // string prefixes: r"""...""", b'''...'''
-    while (prefix < t.size() && prefix < 2 && std::string_view("rRbBuUfF").find(t[prefix]) != std::string_view::npos)
-      ++prefix;
-    const std::string_view opening = t.substr(prefix, 3);
-    if (opening == "\"\"\"" || opening == "'''") {
-      const std::string_view rest = t.substr(prefix + 3);
-      const auto close = rest.find(opening);
-      w.prose(rest.substr(0, close));
-      if (close == std::string_view::npos) quote = opening;
-      else w.flush();
-    } else if (!t.empty() && t[0] == '#') {
-      // Licence headers ("# SPDX-License-Identifier: ...") say nothing about the code.
-      const auto words = t.find_first_not_of("# ");
-      if (words != std::string_view::npos && t.substr(words, 5) != "SPDX-") w.prose_line(t.substr(words));
-      w.flush();
-    } else if (!t.empty()) {
-      w.code(line);
-    }
-  }
-  w.flush();
-}
-
-// `text` cut to about `max_chars`: whole lines for code (at least one), words and an ellipsis
-// for prose.
-std::string shorten(const std::string& text, std::size_t max_chars, bool code) {
-  const std::size_t bytes = utf8::prefix_bytes(text, max_chars);
-  if (bytes >= text.size()) return text;
-  if (code) {
-    const std::size_t line_end = text.rfind('\n', bytes);
-    std::string kept = text.substr(0, line_end == std::string::npos || line_end == 0 ? text.find('\n') : line_end);
-    if (!kept.empty() && kept.back() == '\\') {  // a line continued by a backslash now continues to nothing
-      kept.pop_back();
-      kept.resize(trim_right(kept).size());
-    }
-    return kept;
-  }
-  const std::size_t space = text.rfind(' ', bytes);
-  return text.substr(0, space == std::string::npos || space == 0 ? bytes : space) + " …";
-}
-
-std::size_t indentation(std::string_view line) {
-  const auto n = line.find_first_not_of(" \t");
-  return n == std::string_view::npos ? line.size() : n;
-}
-
-// Whether a code statement opens a block of control flow ("if x:", "for a in b:", "except E:"),
-// whose body says what happens then.
-bool opens_block(std::string_view statement) {
-  const std::string_view t = trim(statement);
-  if (t.empty() || t.back() != ':') return false;
-  for (const std::string_view keyword : {"if ", "elif ", "else:", "for ", "while ", "with ", "try:", "except", "finally:",
-                                         "async for ", "async with ", "case ", "match "})
-    if (t.starts_with(keyword)) return true;
-  return false;
-}
-
 double jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   std::size_t shared = 0;
   for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
@@ -337,170 +47,10 @@ double jaccard(const std::vector<std::string>& a, const std::vector<std::string>
   return all ? static_cast<double>(shared) / static_cast<double>(all) : 0.0;
 }
 
-}  // namespace
-
-ExtractiveGenerator::ExtractiveGenerator(Options& options) : analyzer_(AnalyzerConfig{}) {
-  max_chars_ = static_cast<std::size_t>(options.get_integer("max_chars", static_cast<long long>(max_chars_), 20, 100'000));
-  max_units_ = static_cast<std::size_t>(options.get_integer("max_units", static_cast<long long>(max_units_), 1, 100));
-  citations_ = options.get<bool>("citations", citations_);
-  options.finish();
-}
-
-std::string ExtractiveGenerator::describe() const {
-  return "extractive (at most " + std::to_string(max_units_) + " sentences or statements, " + std::to_string(max_chars_) +
-         " characters)";
-}
-
-std::vector<ExtractiveGenerator::Unit> ExtractiveGenerator::split_units(const Evidence& evidence,
-                                                                       std::size_t evidence_index) {
-  std::vector<Unit> units;
-  UnitWriter writer(units, evidence_index, evidence.kind != "python");
-  if (evidence.kind == "python") split_python(evidence.text, writer);
-  else split_markdown(evidence.text, writer, evidence.starts_in_code);
-  return units;
-}
-
-std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
-  const std::string answer = compose(request);
-  // Handed out paragraph by paragraph, as a streaming model would, for whoever shows it live.
-  if (request.on_text)
-    for (std::size_t begin = 0; begin < answer.size();) {
-      std::size_t end = answer.find("\n\n", begin);
-      end = end == std::string::npos ? answer.size() : end + 2;
-      request.on_text(std::string_view(answer).substr(begin, end - begin));
-      begin = end;
-    }
-  return answer;
-}
-
-namespace {
-
-std::string lowered(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 bool contains_any(std::string_view text, std::initializer_list<std::string_view> words) {
   const std::string t = lowered(text);
   return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return t.find(w) != std::string::npos; });
-}
-
-// A field or assignment that gives a value: "gpu_memory_utilization: float = 0.9", "port = 8000".
-bool gives_value(std::string_view code) {
-  const std::size_t eq = code.find('=');
-  return eq != std::string_view::npos && eq > 0 && eq + 1 < code.size() && code[eq + 1] != '=' && code[eq - 1] != '=' &&
-         code[eq - 1] != '!' && code[eq - 1] != '<' && code[eq - 1] != '>';
-}
-
-// A typed field, as a class declares it: "seed: Optional[int] = None" (not "out = f(seed=42)").
-bool is_field(std::string_view code) {
-  const std::string_view t = trim(code);
-  std::size_t name = 0;
-  while (name < t.size() && (std::isalnum(static_cast<unsigned char>(t[name])) != 0 || t[name] == '_')) ++name;
-  return name > 0 && name < t.size() && t[name] == ':' && gives_value(t);
-}
-
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
-// The first of `stops` in `code` from `at` outside strings and brackets opened after `at` (a
-// closing bracket of an outer one stops too); code.size() when none comes.
-std::size_t find_outside(std::string_view code, std::size_t at, std::string_view stops) {
-  int depth = 0;
-  char quote = 0;
-  for (std::size_t i = at; i < code.size(); ++i) {
-    const char c = code[i];
-    if (quote != 0) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (depth == 0 && stops.find(c) != std::string_view::npos) {
-      return i;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (depth == 0) return i;
-      --depth;
-    }
-  }
-  return code.size();
-}
-
-// The default `code` (one statement) gives `name`, empty when none: a parameter's or a typed
-// field's (`name: T = v`, a def's `name=v`, `self.name: T = v`), or the fallback of a lookup by
-// name (`getattr(x, "name", v)`, `config.get("name", v)`, `os.getenv("NAME", v)`). A keyword
-// argument of a call (`f(name=v)`) or a plain assignment is not a default. Only lookups when
-// `lookup`, only declarations when not.
-std::string_view default_of(std::string_view code, std::string_view name, bool lookup) {
-  constexpr auto npos = std::string_view::npos;
-  const std::string_view statement = trim(code);
-  const bool def = statement.starts_with("def ") || statement.starts_with("async def ");
-  const std::size_t start = code.find_first_not_of(" \t\n");
-  for (std::size_t at = code.find(name); at != npos; at = code.find(name, at + 1)) {
-    const std::size_t end = at + name.size();
-    if ((at > 0 && is_name_char(code[at - 1])) || (end < code.size() && is_name_char(code[end]))) continue;
-    std::size_t value = npos;
-    const bool quoted = at > 0 && end < code.size() && (code[at - 1] == '"' || code[at - 1] == '\'') && code[end] == code[at - 1];
-    if (quoted != lookup) continue;
-    if (quoted) {
-      // Looked up by name: the fallback is the next and last argument of the call.
-      const std::size_t comma = code.find_first_not_of(" \t\n", end + 1);
-      if (comma == npos || code[comma] != ',') continue;
-      std::size_t open = at - 1;
-      for (int depth = 0; open > 0;) {
-        const char c = code[--open];
-        if (c == ')') ++depth;
-        else if (c == '(' && depth-- == 0) break;
-      }
-      std::size_t callee = open;
-      while (callee > 0 && is_name_char(code[callee - 1])) --callee;
-      const std::string_view call = code.substr(callee, open - callee);
-      if (code[open] != '(' || (call != "getattr" && call != "get" && call != "getenv" && call != "pop")) continue;
-      const std::size_t after = find_outside(code, comma + 1, ",");
-      if (after >= code.size() || code[after] != ')') continue;
-      value = comma + 1;
-    } else {
-      // A parameter of a def, or a field or attribute at the start of its statement.
-      const std::size_t owner = at >= 5 && code.substr(at - 5, 5) == "self." ? at - 5 : at;
-      const std::size_t before = owner == 0 ? npos : code.find_last_not_of(" \t\n", owner - 1);
-      const bool parameter = def && before != npos && (code[before] == '(' || code[before] == ',');
-      if (!parameter && owner != start) continue;
-      std::size_t equals = code.find_first_not_of(" \t", end);
-      if (equals < code.size() && code[equals] == ':') equals = find_outside(code, equals + 1, "=,\n");
-      else if (!parameter) continue;  // `name = v` in a body assigns, it does not default
-      if (equals >= code.size() || code[equals] != '=' || (equals + 1 < code.size() && code[equals + 1] == '='))
-        continue;
-      value = equals + 1;
-    }
-    const std::string_view v = trim(code.substr(value, find_outside(code, value, ",#\n") - value));
-    if (!v.empty() && v.size() <= 80) return v;
-  }
-  return {};
-}
-
-// The names a default question may ask about, the likeliest first: a word it calls a field ("the
-// stream parameter": stream), then the first name it writes as code. Later names are conditions
-// ("the default lora_int_id when lora_request is None").
-std::vector<std::string> asked_names(std::string_view question) {
-  std::vector<std::string> names;
-  std::string previous;
-  for (std::size_t i = 0; i < question.size();) {
-    std::size_t end = i;
-    while (end < question.size() && is_name_char(question[end])) ++end;
-    if (end == i) {
-      ++i;
-      continue;
-    }
-    std::string word(question.substr(i, end - i));
-    if (!previous.empty() && is_field_noun(lowered(word))) names.push_back(previous);
-    previous = std::move(word);
-    i = end;
-  }
-  const std::vector<std::string> code = code_names(question);
-  if (!code.empty()) names.push_back(code.front());
-  return names;
 }
 
 // A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
@@ -579,6 +129,33 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
 }
 
 }  // namespace
+
+ExtractiveGenerator::ExtractiveGenerator(Options& options) : analyzer_(AnalyzerConfig{}) {
+  max_chars_ = static_cast<std::size_t>(options.get_integer("max_chars", static_cast<long long>(max_chars_), 20, 100'000));
+  max_units_ = static_cast<std::size_t>(options.get_integer("max_units", static_cast<long long>(max_units_), 1, 100));
+  citations_ = options.get<bool>("citations", citations_);
+  options.finish();
+}
+
+std::string ExtractiveGenerator::describe() const {
+  return "extractive (at most " + std::to_string(max_units_) + " sentences or statements, " + std::to_string(max_chars_) +
+         " characters)";
+}
+
+
+std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
+  const std::string answer = compose(request);
+  // Handed out paragraph by paragraph, as a streaming model would, for whoever shows it live.
+  if (request.on_text)
+    for (std::size_t begin = 0; begin < answer.size();) {
+      std::size_t end = answer.find("\n\n", begin);
+      end = end == std::string::npos ? answer.size() : end + 2;
+      request.on_text(std::string_view(answer).substr(begin, end - begin));
+      begin = end;
+    }
+  return answer;
+}
+
 
 std::string ExtractiveGenerator::compose(const GenerationRequest& request) const {
   const std::string& query = request.query.empty() ? request.question : request.query;

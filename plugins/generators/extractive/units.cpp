@@ -1,0 +1,313 @@
+#include "units.hpp"
+
+#include "extractive_generator.hpp"
+#include "rag/span_splitter.hpp"
+#include "rag/utf8.hpp"
+
+namespace rag {
+namespace extractive {
+
+std::string_view trim(std::string_view s) {
+  const auto begin = s.find_first_not_of(" \t\r\f\v");
+  if (begin == std::string_view::npos) return {};
+  const auto end = s.find_last_not_of(" \t\r\f\v");
+  return s.substr(begin, end - begin + 1);
+}
+
+std::string_view trim_right(std::string_view s) {
+  const auto end = s.find_last_not_of(" \t\r\f\v");
+  return end == std::string_view::npos ? std::string_view{} : s.substr(0, end + 1);
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const auto end = text.find('\n', begin);
+    lines.push_back(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    if (end == std::string_view::npos) break;
+    begin = end + 1;
+  }
+  return lines;
+}
+
+std::string shorten(const std::string& text, std::size_t max_chars, bool code) {
+  const std::size_t bytes = utf8::prefix_bytes(text, max_chars);
+  if (bytes >= text.size()) return text;
+  if (code) {
+    const std::size_t line_end = text.rfind('\n', bytes);
+    std::string kept = text.substr(0, line_end == std::string::npos || line_end == 0 ? text.find('\n') : line_end);
+    if (!kept.empty() && kept.back() == '\\') {  // a line continued by a backslash now continues to nothing
+      kept.pop_back();
+      kept.resize(trim_right(kept).size());
+    }
+    return kept;
+  }
+  const std::size_t space = text.rfind(' ', bytes);
+  return text.substr(0, space == std::string::npos || space == 0 ? bytes : space) + " …";
+}
+
+std::size_t indentation(std::string_view line) {
+  const auto n = line.find_first_not_of(" \t");
+  return n == std::string_view::npos ? line.size() : n;
+}
+
+std::string lowered(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+}  // namespace extractive
+
+namespace {
+
+using namespace extractive;
+
+// A line that is markup for the site, not text: an autorefs anchor ("[](){ #legend }"), an
+// attribute list ("{ #legend }", "{: .class }"), a snippet include (--8<-- "file.md:part").
+bool is_markup(std::string_view t) {
+  if (t.starts_with("--8<--")) return true;
+  if (t.starts_with("[]()")) t.remove_prefix(4);
+  if (t.size() < 3 || t.front() != '{' || t.back() != '}') return false;
+  const std::size_t first = t.find_first_not_of(' ', 1);
+  return first != std::string_view::npos && (t[first] == '#' || t[first] == ':' || t[first] == '.');
+}
+
+bool is_table_rule(std::string_view t) { return t.find_first_not_of("|-: ") == std::string_view::npos; }
+
+// True when the sentence break at `start` follows an abbreviation ("e.g. the model").
+bool after_abbreviation(std::string_view text, std::size_t start) {
+  std::size_t dot = start;
+  while (dot > 0 && text[dot - 1] == ' ') --dot;
+  if (dot == 0 || text[dot - 1] != '.') return false;
+  const std::size_t word_end = dot - 1;
+  const std::size_t space = text.rfind(' ', word_end);
+  const std::size_t word_begin = space == std::string_view::npos ? 0 : space + 1;
+  std::string word(text.substr(word_begin, word_end - word_begin));
+  for (char& c : word)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  for (const std::string_view a : {"e.g", "i.e", "etc", "vs", "cf", "approx", "(e.g", "(i.e"})
+    if (word == a) return true;
+  return false;
+}
+
+// How much a code line opens brackets ("foo(a," is +1), strings and comments left out.
+int bracket_balance(std::string_view line) {
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      break;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return depth;
+}
+
+// Markdown links keep their words only: "[the guide](url)" and "[LLM][vllm.LLM]" read as "the
+// guide" and "LLM"; a MyST role before code ("{class}`x`") is dropped, but not braces that close
+// a code span ("`--lora-modules {name}={path}`").
+std::string plain_links(std::string_view text) {
+  std::string out;
+  bool in_code = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '`') {
+      in_code = !in_code;
+    } else if (!in_code && text[i] == '[') {
+      const std::size_t close = text.find(']', i);
+      if (close != std::string_view::npos && close + 1 < text.size() &&
+          (text[close + 1] == '(' || text[close + 1] == '[')) {
+        const std::size_t end = text.find(text[close + 1] == '(' ? ')' : ']', close + 1);
+        if (end != std::string_view::npos && text.substr(i + 1, close - i - 1).find('[') == std::string_view::npos) {
+          out += text.substr(i + 1, close - i - 1);
+          i = end;
+          continue;
+        }
+      }
+    } else if (!in_code && text[i] == '{') {
+      const std::size_t close = text.find('}', i);
+      if (close != std::string_view::npos && close + 1 < text.size() && text[close + 1] == '`' &&
+          text.substr(i + 1, close - i - 1).find_first_not_of("abcdefghijklmnopqrstuvwxyz:-") ==
+              std::string_view::npos) {
+        i = close;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+// Collects the units of one source: sentences of prose, and code statements, each a whole
+// logical line (brackets closed, no trailing backslash) of at most kMaxStatementLines lines.
+class UnitWriter {
+ public:
+  /// `links`: prose may hold Markdown links, to be reduced to their words.
+  UnitWriter(std::vector<ExtractiveGenerator::Unit>& out, std::size_t evidence, bool links)
+      : out_(out), evidence_(evidence), links_(links) {}
+
+  void code(std::string_view line) {
+    flush_prose();
+    const std::string_view t = trim_right(line);
+    if (!statement_.empty()) statement_ += '\n';
+    statement_ += t;
+    ++statement_lines_;
+    depth_ += bracket_balance(t);
+    const bool continued = depth_ > 0 || (!t.empty() && t.back() == '\\');
+    if (!continued || statement_lines_ >= kMaxStatementLines) end_statement();
+  }
+  bool in_statement() const { return !statement_.empty(); }
+  // A unit on its own: a list item (with the lines that continue it), a table row, a comment.
+  void prose_line(std::string_view text) {
+    flush();
+    paragraph_ = std::string(trim(text));
+    item_ = true;
+  }
+  void prose(std::string_view text) {
+    end_statement();
+    const std::string_view t = trim(text);
+    if (t.empty()) return flush_prose();
+    if (!paragraph_.empty()) paragraph_ += ' ';
+    paragraph_ += t;
+  }
+  void flush() {
+    end_statement();
+    flush_prose();
+  }
+
+ private:
+  static constexpr std::size_t kMaxStatementLines = 12;
+
+  void end_statement() {
+    add(std::move(statement_), true);
+    statement_.clear();
+    statement_lines_ = 0;
+    depth_ = 0;
+  }
+  // Ends the paragraph being gathered, cutting it into sentences.
+  void flush_prose() {
+    const std::string p = links_ ? plain_links(paragraph_) : paragraph_;
+    std::size_t begin = 0;
+    for (const std::size_t start : sentence_starts(p, {0, p.size()})) {
+      if (after_abbreviation(p, start)) continue;
+      add(std::string(trim(std::string_view(p).substr(begin, start - begin))), false);
+      begin = start;
+    }
+    add(std::string(trim(std::string_view(p).substr(begin))), false);
+    paragraph_.clear();
+    item_ = false;
+  }
+  void add(std::string text, bool is_code) {
+    if (trim(text).empty()) return;
+    ExtractiveGenerator::Unit u;
+    u.evidence = evidence_;
+    u.code = is_code;
+    u.chars = utf8::count_code_points(trim(text));
+    u.item = item_;
+    u.ends_with_colon = !is_code && text.back() == ':';
+    u.text = std::move(text);
+    out_.push_back(std::move(u));
+  }
+
+  std::vector<ExtractiveGenerator::Unit>& out_;
+  std::size_t evidence_;
+  bool links_;
+  std::string paragraph_;
+  bool item_ = false;  // the paragraph is a list item, a table row or a comment
+  std::string statement_;
+  std::size_t statement_lines_ = 0;
+  int depth_ = 0;
+};
+
+// Markdown, and any other text: its rules (fences, headings, lists, tables) cost plain text
+// nothing, and Markdown files chunked as plain text keep their code whole.
+void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
+  std::string_view fence = starts_in_code ? "```" : "";  // the open fence's marker, empty outside code
+  for (const std::string_view line : lines_of(text)) {
+    const std::string_view t = trim(line);
+    if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") {
+      w.flush();
+      if (fence.empty()) fence = t.substr(0, 3);
+      else if (t.substr(0, 3) == fence || starts_in_code) fence = {};
+      starts_in_code = false;  // a passage that starts in code closes it with whatever fence comes
+      continue;
+    }
+    if (!fence.empty()) {
+      if (!t.empty()) w.code(line);
+    } else if (t.empty() || t[0] == '#' || t.substr(0, 3) == "!!!" || t.substr(0, 3) == "???" ||
+               t.substr(0, 4) == "<!--" || is_markup(t)) {
+      w.flush();  // headings, admonition titles, comments and markup are labels, not answers
+    } else if (t[0] == '|') {
+      if (!is_table_rule(t)) w.prose_line(t);
+      w.flush();
+    } else if (is_list_item(t)) {
+      w.prose_line(t);
+    } else {
+      w.prose(t);
+    }
+  }
+  w.flush();
+}
+
+void split_python(std::string_view text, UnitWriter& w) {
+  std::string_view quote;  // the open docstring's quotes, empty outside one
+  for (const std::string_view line : lines_of(text)) {
+    const std::string_view t = trim(line);
+    if (!quote.empty()) {
+      const auto close = t.find(quote);
+      w.prose(t.substr(0, close));
+      if (close != std::string_view::npos) {
+        w.flush();
+        quote = {};
+      }
+      continue;
+    }
+    if (w.in_statement()) {
+      w.code(line);
+      continue;
+    }
+    std::size_t prefix = 0;  // string prefixes: r"""...""", b'''...'''
+    while (prefix < t.size() && prefix < 2 && std::string_view("rRbBuUfF").find(t[prefix]) != std::string_view::npos)
+      ++prefix;
+    const std::string_view opening = t.substr(prefix, 3);
+    if (opening == "\"\"\"" || opening == "'''") {
+      const std::string_view rest = t.substr(prefix + 3);
+      const auto close = rest.find(opening);
+      w.prose(rest.substr(0, close));
+      if (close == std::string_view::npos) quote = opening;
+      else w.flush();
+    } else if (!t.empty() && t[0] == '#') {
+      // Licence headers ("# SPDX-License-Identifier: ...") say nothing about the code.
+      const auto words = t.find_first_not_of("# ");
+      if (words != std::string_view::npos && t.substr(words, 5) != "SPDX-") w.prose_line(t.substr(words));
+      w.flush();
+    } else if (!t.empty()) {
+      w.code(line);
+    }
+  }
+  w.flush();
+}
+
+}  // namespace
+
+std::vector<ExtractiveGenerator::Unit> ExtractiveGenerator::split_units(const Evidence& evidence,
+                                                                       std::size_t evidence_index) {
+  std::vector<Unit> units;
+  UnitWriter writer(units, evidence_index, evidence.kind != "python");
+  if (evidence.kind == "python") split_python(evidence.text, writer);
+  else split_markdown(evidence.text, writer, evidence.starts_in_code);
+  return units;
+}
+
+}  // namespace rag
