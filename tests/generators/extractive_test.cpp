@@ -70,7 +70,7 @@ TEST(ExtractiveUnits, MarkdownGivesSentencesItemsRowsAndFencedStatementsButNoLab
 --8<-- "docs/serve.inc.md:flags"
 
 Start the [server](serve.md) with the
-[CLI][vllm.cli]. It listens on {class}`port` 8000, or `--port {port}`.
+[CLI][vllm.cli]. It listens on {class}`port` 8000, or `--port {port}`. See <gh-file:vllm/cli.py> and <gh-pr:123>.
 
 - first item
   continues here
@@ -89,6 +89,7 @@ vllm serve model \
 ```
 )"), 0);
   EXPECT_THAT(texts(units), ::testing::ElementsAre("Start the server with the CLI.", "It listens on `port` 8000, or `--port {port}`.",
+                                                   "See `vllm/cli.py` and PR #123.",
                                                    "- first item continues here", "- second item",
                                                    "| flag | meaning |", "| `--port` | the port |",
                                                    "An admonition body.", "code: vllm serve model \\\n  --port 8000"));

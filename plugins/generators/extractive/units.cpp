@@ -117,13 +117,26 @@ int bracket_balance(std::string_view line) {
 
 // Markdown links keep their words only: "[the guide](url)" and "[LLM][vllm.LLM]" read as "the
 // guide" and "LLM"; a MyST role before code ("{class}`x`") is dropped, but not braces that close
-// a code span ("`--lora-modules {name}={path}`").
+// a code span ("`--lora-modules {name}={path}`"); the docs' links to the repository read as what
+// they name ("<gh-file:vllm/envs.py>" as `vllm/envs.py`, "<gh-pr:1234>" as "PR #1234").
 std::string plain_links(std::string_view text) {
   std::string out;
   bool in_code = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '`') {
       in_code = !in_code;
+    } else if (!in_code && text.substr(i, 4) == "<gh-") {
+      const std::size_t colon = text.find(':', i);
+      const std::size_t close = text.find('>', i);
+      if (colon < close && close != std::string_view::npos && text.substr(i, close - i).find(' ') == std::string_view::npos) {
+        const std::string_view kind = text.substr(i + 4, colon - i - 4);
+        const std::string_view target = text.substr(colon + 1, close - colon - 1);
+        if (kind == "issue") out.append("issue #").append(target);
+        else if (kind == "pr") out.append("PR #").append(target);
+        else out.append("`").append(target).append("`");
+        i = close;
+        continue;
+      }
     } else if (!in_code && text[i] == '[') {
       const std::size_t close = text.find(']', i);
       if (close != std::string_view::npos && close + 1 < text.size() &&
