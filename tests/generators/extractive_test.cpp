@@ -170,6 +170,14 @@ TEST(ExtractiveGenerator, TheTableOrListASentenceAnnouncesComesPastTheLengthALin
             "- `ALL_ATTENTION_FUNCTIONS` for attention [1]");
 }
 
+TEST(ExtractiveGenerator, ATableRowIsReadUnderItsHeaderAndAHeaderIsNeverQuotedAlone) {
+  const std::string table =
+      "| Backend | Use Case |\n|---|---|\n| `pplx` | Single node |\n| `deepep_low_latency` | Multi-node decode |\n";
+  EXPECT_EQ(make()->generate(ask("Which backend suits multi-node decode?", {source(1, "markdown", table)})),
+            "In `1` [1]:\n\n| Backend | Use Case |\n|---|---|\n| `deepep_low_latency` | Multi-node decode |");
+  EXPECT_EQ(make()->generate(ask("Which use case?", {source(1, "markdown", "| Backend | Use Case |\n|---|---|\n")})), "");
+}
+
 TEST(ExtractiveGenerator, AConditionBringsItsBody) {
   const GenerationRequest r = ask("What happens when residual is None in the decoder layer?",
                                   {source(1, "python",

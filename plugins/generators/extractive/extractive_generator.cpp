@@ -214,7 +214,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   for (std::size_t u = 0; u < units.size(); ++u) {
     double covered = 0;
     for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
-    if (covered == 0) continue;
+    if (covered == 0 || units[u].header) continue;  // a header row says nothing without its rows
     score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], defined) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
@@ -235,6 +235,16 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       chosen.push_back(unit - 1);
       used += units[unit - 1].chars;
     }
+    // A table row is read under its header.
+    if (units[unit].item && units[unit].text.starts_with('|') && !units[unit].header)
+      for (std::size_t row = unit; row-- > 0 && units[row].evidence == units[unit].evidence && units[row].text.starts_with('|');)
+        if (units[row].header) {
+          if (!is_chosen(row)) {
+            chosen.push_back(row);
+            used += units[row].chars;
+          }
+          break;
+        }
     chosen.push_back(unit);
     used += units[unit].chars;
     const bool code = units[unit].code;
@@ -389,6 +399,15 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       if (!citation.empty()) answer.append(" ").append(citation);
       paragraph.clear();
     };
+    // Starts a block (code, a table): code and tables never open an answer, or a source's part,
+    // bare: unless the sentence before is cited, a line names where they come from.
+    auto start_block = [&](bool cited_before, std::string_view gap) {
+      if (!answer.empty()) answer += "\n\n";
+      if (cited_before) return;
+      answer.append("In `").append(short_name(source)).append("`");
+      if (!citation.empty()) answer.append(" ").append(citation);
+      answer.append(":").append(gap);
+    };
     for (std::size_t i = 0; i < list.size();) {
       const Unit& u = units[list[i]];
       std::size_t run = i + 1;  // code statements that follow each other in the source
@@ -397,14 +416,21 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       const bool inline_code = u.code && run == i + 1 && u.text.find('\n') == std::string::npos &&
                                utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
                                (!paragraph.empty() || !answer.empty());
-      // The table rows a sentence announces read as a table, the first row its header.
+      // A header row and rows of its table read as a table.
       const auto is_row = [&](std::size_t k) { return units[list[k]].item && units[list[k]].text.starts_with('|'); };
-      if (is_row(i) && i > 0 && list[i] == list[i - 1] + 1 && units[list[i - 1]].ends_with_colon) {
+      if (u.header) {
         std::size_t end = i + 1;
-        while (end < list.size() && is_row(end) && list[end] == list[end - 1] + 1) ++end;
+        const auto same_table = [&](std::size_t k) {
+          for (std::size_t between = list[k - 1] + 1; between <= list[k]; ++between)
+            if (!units[between].text.starts_with('|') || units[between].header) return false;
+          return true;
+        };
+        while (end < list.size() && is_row(end) && same_table(end)) ++end;
         if (end - i >= 2) {
+          const bool cited_before = !paragraph.empty();
           end_text();
-          answer.append("\n\n").append(units[list[i]].text).append("\n|");
+          start_block(cited_before, "\n\n");
+          answer.append(units[list[i]].text).append("\n|");
           for (std::ptrdiff_t cell = 1; cell < std::count(u.text.begin(), u.text.end(), '|'); ++cell) answer += "---|";
           for (std::size_t k = i + 1; k < end; ++k) answer.append("\n").append(units[list[k]].text);
           i = end;
@@ -429,13 +455,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
         for (const std::string_view line : lines_of(units[list[k]].text)) code.push_back(line);
       std::size_t indent = std::string::npos;
       for (const std::string_view line : code) indent = std::min(indent, indentation(line));
-      if (!answer.empty()) answer += "\n\n";
-      // Code never opens an answer, or a source's part, bare: a line names where it comes from.
-      if (!cited_before) {
-        answer.append("In `").append(short_name(source)).append("`");
-        if (!citation.empty()) answer.append(" ").append(citation);
-        answer.append(":\n");
-      }
+      start_block(cited_before, "\n");
       answer += "```\n";
       for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
       answer += "```";

@@ -43,6 +43,7 @@ class ExtractiveGenerator final : public Generator {
     std::string text;
     std::size_t chars = 0;
     bool item = false;             ///< a list item, a table row or a comment line
+    bool header = false;           ///< a table's header row: a label for the rows under it
     bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
   };
   /// The units of one source, in text order, by its kind: Python is code statements plus

@@ -181,6 +181,10 @@ class UnitWriter {
     if (!continued || statement_lines_ >= kMaxStatementLines) end_statement();
   }
   bool in_statement() const { return !statement_.empty(); }
+  // The table row just added is its table's header (a rule line follows it).
+  void header() {
+    if (!out_.empty() && out_.back().item && out_.back().text.starts_with('|')) out_.back().header = true;
+  }
   // A unit on its own: a list item (with the lines that continue it), a table row, a comment.
   void prose_line(std::string_view text) {
     flush();
@@ -262,7 +266,8 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
                t.substr(0, 4) == "<!--" || is_markup(t)) {
       w.flush();  // headings, admonition titles, comments and markup are labels, not answers
     } else if (t[0] == '|') {
-      if (!is_table_rule(t)) w.prose_line(t);
+      if (is_table_rule(t)) w.header();
+      else w.prose_line(t);
       w.flush();
     } else if (is_list_item(t)) {
       w.prose_line(t);
