@@ -55,7 +55,7 @@ bool gives_value(std::string_view code) {
 bool is_field(std::string_view code) {
   const std::string_view t = trim(code);
   std::size_t name = 0;
-  while (name < t.size() && (std::isalnum(static_cast<unsigned char>(t[name])) != 0 || t[name] == '_')) ++name;
+  while (name < t.size() && is_name_char(t[name])) ++name;
   return name > 0 && name < t.size() && t[name] == ':' && gives_value(t);
 }
 
