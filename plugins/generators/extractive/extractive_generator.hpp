@@ -6,9 +6,11 @@
 // is X, why) and scores the units by how much of the question they cover (question words weighted
 // by how rare they are among the units), by the rank of their source, and by how well their shape
 // fits what is asked (a defining sentence, a command, a field with its docstring, a reason). It
-// picks the best few without repeating itself and writes them one paragraph per source, best
-// source first, each cited with its source number; code never opens the answer or a source's part
-// bare, and every code block is closed. It matches the question as retrieval read it
+// picks the best few without repeating itself, with what they announce (the code, list or table
+// after a sentence ending in ':', a condition's body, a row's header), and writes them one
+// paragraph per source, best source first, each cited with its source number; a question about a
+// default is answered first by a sentence stating it. Code and tables never open the answer or a
+// source's part bare, and every code block is closed. It matches the question as retrieval read it
 // (request.query: English for a translated question) and, for a question in another language,
 // says first in that language that the quotes are English. When nothing covers the question it
 // returns an empty answer: the host declines. Deterministic: the same request always gives the
