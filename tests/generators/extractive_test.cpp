@@ -345,6 +345,27 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
   // A keyword argument of a call sets a value, and a plain assignment assigns one: no default.
   EXPECT_THAT(lead("What is the default value of the seed parameter?", "llm = LLM(model, seed=42)\nseed = 7\n"),
               Not(HasSubstr("The default")));
+  // A plain word is read as a name in a source the question names, or whose place holds another
+  // of its words that not every source's does.
+  const auto with_section = [](const std::string& question, std::vector<std::pair<std::string, std::string>> sources) {
+    std::vector<Evidence> evidence;
+    for (const auto& [section, code] : sources) {
+      evidence.push_back(source(static_cast<int>(evidence.size() + 1), "python", code));
+      evidence.back().section = section;
+    }
+    const std::string answer = make()->generate(ask(question, evidence));
+    return answer.substr(0, answer.find("\n\n"));
+  };
+  EXPECT_EQ(with_section("What is the default temperature in SamplingParams?",
+                         {{"vllm.sampling_params.SamplingParams", "temperature: float = 1.0"}}),
+            "The default of `temperature` is `1.0`. [1]");
+  EXPECT_EQ(with_section("What is the default timeout of the scheduler?",
+                         {{"vllm.core.scheduler.Scheduler", "def wait(self, timeout: float = 5.0):"},
+                          {"vllm.engine.client.Client", "def call(self, timeout: float = 1.0):"}}),
+            "The default of `timeout` is `5.0`. [1]");
+  EXPECT_THAT(with_section("What is the default timeout of the scheduler?",
+                           {{"vllm.engine.client.Client", "def call(self, timeout: float = 1.0):"}}),
+              Not(HasSubstr("The default")));
   // Later names are conditions: the first is what is asked about.
   EXPECT_THAT(lead("What is the default lora_int_id when lora_request is None?", "def f(lora_request: Optional[R] = None):\n    pass\n"),
               Not(HasSubstr("The default")));

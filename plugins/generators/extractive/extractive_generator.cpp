@@ -348,16 +348,49 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       if (!is_chosen(u) && score[u] > 0 && units[u].code) rest.push_back(u);
     std::stable_sort(rest.begin(), rest.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
     order.insert(order.end(), rest.begin(), rest.end());
+    // The names asked about; then the question's other words ("the default temperature"), each
+    // read as a name only in a declaration whose source is named by the question (a name it
+    // writes as code in the source's section: SamplingParams), or whose section or path holds
+    // another word of the question that not every source's does: a plain word alone matches
+    // too loosely.
+    std::vector<std::string> names = asked_names(query);
+    const std::size_t named = names.size();
+    const std::vector<std::string> code = code_names(query);
+    const auto is_code = [&](const std::string& text) { return std::find(code.begin(), code.end(), text) != code.end(); };
+    std::vector<std::size_t> plain;  // indices in `words` of the words tried as names
+    for (std::size_t w = 0; w < words.size(); ++w)
+      if (std::find(names.begin(), names.end(), words[w].text) == names.end() && !is_code(words[w].text)) {
+        names.push_back(words[w].text);
+        plain.push_back(w);
+      }
+    std::vector<std::vector<std::string>> section_terms, place_terms;
+    for (const Evidence& e : request.evidence) {
+      section_terms.push_back(sorted_terms(e.section, analyzer_));
+      place_terms.push_back(sorted_terms(e.section + " " + e.file_path, analyzer_));
+    }
+    const auto in_context = [&](std::size_t evidence, std::size_t word) {
+      for (std::size_t w = 0; w < words.size(); ++w) {
+        if (w == word) continue;
+        if (is_code(words[w].text) && words[w].coverage(section_terms[evidence]) == 1) return true;
+        if (words[w].coverage(place_terms[evidence]) > 0 &&
+            std::any_of(place_terms.begin(), place_terms.end(), [&](const auto& t) { return words[w].coverage(t) == 0; }))
+          return true;
+      }
+      return false;
+    };
     const auto say_default = [&] {
-      for (const std::string& name : asked_names(query))
-        for (const bool lookup : {false, true})
+      for (std::size_t n = 0; n < names.size(); ++n)
+        for (const bool lookup : {false, true}) {
+          if (lookup && n >= named) break;
           for (const std::size_t u : order) {
-            const std::string_view value = units[u].code ? default_of(units[u].text, name, lookup) : std::string_view{};
+            if (n >= named && !in_context(units[u].evidence, plain[n - named])) continue;
+            const std::string_view value = units[u].code ? default_of(units[u].text, names[n], lookup) : std::string_view{};
             if (value.empty()) continue;
-            std::string sentence = default_is_text(request.language, name, value);
+            std::string sentence = default_is_text(request.language, names[n], value);
             if (citations_) sentence.append(" [").append(std::to_string(request.evidence[units[u].evidence].number)).append("]");
             return sentence;
           }
+        }
       return std::string();
     };
     if (const std::string sentence = say_default(); !sentence.empty()) {
