@@ -388,6 +388,18 @@ TEST(ExtractiveGenerator, CodeNeverOpensTheAnswerBareAndBlocksClose) {
   const std::string answer = make()->generate(ask("How do I run_server on a port?", {e}));
   EXPECT_THAT(answer, ::testing::StartsWith("In `serve` [1]:\n```\n"));
   EXPECT_EQ(std::count(answer.begin(), answer.end(), '`') % 2, 0);
+
+  // Code that holds a fence line of its own gets a longer fence, which it cannot close; code with
+  // backticks never reads inline; prose that starts like a fence is escaped. (Found by
+  // fuzz/extractive_fuzzer.cpp.)
+  const GenerationRequest fenced =
+      ask("What are the serve EXAMPLES?", {source(1, "python", "EXAMPLES = [\n```\nvllm serve m\n```\n]\n")});
+  EXPECT_EQ(make()->generate(fenced), "In `1` [1]:\n````\nEXAMPLES = [\n```\nvllm serve m\n```\n]\n````");
+  const GenerationRequest backticks = ask("What does the serve flag do?", {source(1, "markdown", "The serve flag:\n\n```\n`serve` flag\n```\n")});
+  EXPECT_THAT(make()->generate(backticks), Not(HasSubstr("``serve`")));
+  const GenerationRequest docstring =
+      ask("How is the example served?", {source(1, "python", "def f():\n    \"\"\"```the example is served```\"\"\"\n")});
+  EXPECT_THAT(make()->generate(docstring), HasSubstr("\\```the example is served```"));
 }
 
 TEST(ExtractiveGenerator, APassageThatStartsInCodeReadsItsProseAsProse) {

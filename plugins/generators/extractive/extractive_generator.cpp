@@ -445,8 +445,9 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       const Unit& u = units[list[i]];
       std::size_t run = i + 1;  // code statements that follow each other in the source
       while (u.code && run < list.size() && units[list[run]].code && list[run] == list[run - 1] + 1) ++run;
-      // Short code reads inline after some prose; longer code, or code with nothing before it, as a block.
-      const bool inline_code = u.code && run == i + 1 && u.text.find('\n') == std::string::npos &&
+      // Short code reads inline after some prose; longer code, code with backticks (they would end
+      // the inline span), or code with nothing before it, as a block.
+      const bool inline_code = u.code && run == i + 1 && u.text.find_first_of("\n`") == std::string::npos &&
                                utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
                                (!paragraph.empty() || !answer.empty());
       // A header row and rows of its table read as a table.
@@ -487,11 +488,17 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       for (std::size_t k = i; k < run; ++k)
         for (const std::string_view line : lines_of(units[list[k]].text)) code.push_back(line);
       std::size_t indent = std::string::npos;
-      for (const std::string_view line : code) indent = std::min(indent, indentation(line));
+      std::size_t backticks = 2;  // the fence is longer than any run of them that starts a line
+      for (const std::string_view line : code) {
+        indent = std::min(indent, indentation(line));
+        const std::string_view t = trim(line);
+        backticks = std::max(backticks, std::min(t.find_first_not_of('`'), t.size()));
+      }
+      const std::string fence(backticks + 1, '`');
       start_block(cited_before, "\n");
-      answer += "```\n";
+      answer.append(fence).append("\n");
       for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
-      answer += "```";
+      answer += fence;
       i = run;
     }
     end_text();

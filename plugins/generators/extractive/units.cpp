@@ -233,6 +233,11 @@ class UnitWriter {
     u.chars = utf8::count_code_points(trim(text));
     u.item = item_;
     u.ends_with_colon = !is_code && text.back() == ':';
+    // Prose that starts like a code fence (a docstring's ```) would open one where it is quoted.
+    if (!is_code && (trim(text).starts_with("```") || trim(text).starts_with("~~~"))) {
+      std::string escaped(1, '\\');
+      text = std::move(escaped.append(text));
+    }
     u.text = std::move(text);
     out_.push_back(std::move(u));
   }
