@@ -20,9 +20,10 @@ std::string_view language_name(std::string_view code);
 /// detect_language() does not return): what an answer that declines says.
 std::string_view no_answer_text(std::string_view code);
 
-/// "The default of `name` is `value`." in the language of `code` (English for a code
-/// detect_language() does not return): how an answer states the default it found.
-std::string default_is_text(std::string_view code, std::string_view name, std::string_view value);
+/// "The default of {name} is {value}." in the language of `code` (English for a code
+/// detect_language() does not return), a template for render_template (rag/context.hpp): how an
+/// answer states the default it found.
+std::string_view default_is_phrase(std::string_view code);
 
 /// For an answer that quotes the English sources to a question in another language: a sentence
 /// in that language saying the quotes are in English, untranslated. Empty for English.

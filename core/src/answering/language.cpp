@@ -165,20 +165,14 @@ std::string_view no_answer_text(std::string_view code) {
   return phrase(phrases, code);
 }
 
-std::string default_is_text(std::string_view code, std::string_view name, std::string_view value) {
+std::string_view default_is_phrase(std::string_view code) {
   static constexpr Phrases phrases = {{{"en", "The default of {name} is {value}."},
                                        {"fr", "La valeur par défaut de {name} est {value}."},
                                        {"es", "El valor predeterminado de {name} es {value}."},
                                        {"de", "Der Standardwert von {name} ist {value}."},
                                        {"ru", "Значение {name} по умолчанию: {value}."},
                                        {"zh", "{name} 的默认值是 {value}。"}}};
-  const std::string_view text = phrase(phrases, code);  // the name comes first in each
-  const std::size_t at_name = text.find("{name}");
-  const std::size_t at_value = text.find("{value}");
-  std::string out(text.substr(0, at_name));
-  out.append("`").append(name).append("`").append(text.substr(at_name + 6, at_value - at_name - 6));
-  out.append("`").append(value).append("`").append(text.substr(at_value + 7));
-  return out;
+  return phrase(phrases, code);
 }
 
 std::string_view english_sources_note(std::string_view code) {

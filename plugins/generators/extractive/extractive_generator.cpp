@@ -6,6 +6,7 @@
 #include <set>
 
 #include "code_reading.hpp"
+#include "rag/context.hpp"
 #include "rag/definitions.hpp"
 #include "rag/language.hpp"
 #include "rag/question_kind.hpp"
@@ -227,22 +228,21 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   // capabilities:") the code or list items after it, a field that gives a value the docstring
   // sentence after it. The code right after a ':' comes even past max_chars, cut to whole lines:
   // the sentence says nothing without it.
+  const auto also_choose = [&](std::size_t unit) {  // a unit that comes with another
+    if (is_chosen(unit)) return;
+    chosen.push_back(unit);
+    used += units[unit].chars;
+  };
   const auto take = [&](std::size_t unit) {
     // A field's docstring says what it is but not its name: the field comes with it.
     if (unit > 0 && !units[unit].code && units[unit - 1].code && units[unit - 1].evidence == units[unit].evidence &&
-        gives_value(units[unit - 1].text) && !is_chosen(unit - 1) &&
-        request.evidence[units[unit].evidence].kind == "python") {
-      chosen.push_back(unit - 1);
-      used += units[unit - 1].chars;
-    }
+        gives_value(units[unit - 1].text) && request.evidence[units[unit].evidence].kind == "python")
+      also_choose(unit - 1);
     // A table row is read under its header.
-    if (units[unit].item && units[unit].text.starts_with('|') && !units[unit].header)
-      for (std::size_t row = unit; row-- > 0 && units[row].evidence == units[unit].evidence && units[row].text.starts_with('|');)
+    if (units[unit].row() && !units[unit].header)
+      for (std::size_t row = unit; row-- > 0 && units[row].evidence == units[unit].evidence && units[row].row();)
         if (units[row].header) {
-          if (!is_chosen(row)) {
-            chosen.push_back(row);
-            used += units[row].chars;
-          }
+          also_choose(row);
           break;
         }
     chosen.push_back(unit);
@@ -257,10 +257,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
         if (body.evidence != units[unit].evidence || !body.code || indentation(body.text) <= indent ||
             used + body.chars > max_chars_ + kAnnouncedItemsExtra)
           break;
-        if (!is_chosen(next)) {
-          chosen.push_back(next);
-          used += body.chars;
-        }
+        also_choose(next);
       }
       return;
     }
@@ -276,10 +273,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
         follower.text = shorten(follower.text, std::max(max_chars_ - std::min(used, max_chars_), kMinAnnouncedCode), true);
         follower.chars = utf8::count_code_points(follower.text);
       }
-      if (!is_chosen(next)) {
-        chosen.push_back(next);
-        used += follower.chars;
-      }
+      also_choose(next);
       if (code) break;  // one docstring sentence is enough
     }
   };
@@ -340,60 +334,14 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
 
   std::string answer(english_sources_note(request.language));
   if (kind == QuestionKind::default_value) {
-    // The default asked for, said first, from the chosen code, else the best code that gives it;
-    // a declaration (`name: T = v`, a parameter) before a lookup's fallback.
+    // The default asked for, said first, from the chosen code, else the best code that gives it.
     std::vector<std::size_t> order = chosen;
     std::vector<std::size_t> rest;
     for (std::size_t u = 0; u < units.size(); ++u)
       if (!is_chosen(u) && score[u] > 0 && units[u].code) rest.push_back(u);
     std::stable_sort(rest.begin(), rest.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
     order.insert(order.end(), rest.begin(), rest.end());
-    // The names asked about; then the question's other words ("the default temperature"), each
-    // read as a name only in a declaration whose source is named by the question (a name it
-    // writes as code in the source's section: SamplingParams), or whose section or path holds
-    // another word of the question that not every source's does: a plain word alone matches
-    // too loosely.
-    std::vector<std::string> names = asked_names(query);
-    const std::size_t named = names.size();
-    const std::vector<std::string> code = code_names(query);
-    const auto is_code = [&](const std::string& text) { return std::find(code.begin(), code.end(), text) != code.end(); };
-    std::vector<std::size_t> plain;  // indices in `words` of the words tried as names
-    for (std::size_t w = 0; w < words.size(); ++w)
-      if (std::find(names.begin(), names.end(), words[w].text) == names.end() && !is_code(words[w].text)) {
-        names.push_back(words[w].text);
-        plain.push_back(w);
-      }
-    std::vector<std::vector<std::string>> section_terms, place_terms;
-    for (const Evidence& e : request.evidence) {
-      section_terms.push_back(sorted_terms(e.section, analyzer_));
-      place_terms.push_back(sorted_terms(e.section + " " + e.file_path, analyzer_));
-    }
-    const auto in_context = [&](std::size_t evidence, std::size_t word) {
-      for (std::size_t w = 0; w < words.size(); ++w) {
-        if (w == word) continue;
-        if (is_code(words[w].text) && words[w].coverage(section_terms[evidence]) == 1) return true;
-        if (words[w].coverage(place_terms[evidence]) > 0 &&
-            std::any_of(place_terms.begin(), place_terms.end(), [&](const auto& t) { return words[w].coverage(t) == 0; }))
-          return true;
-      }
-      return false;
-    };
-    const auto say_default = [&] {
-      for (std::size_t n = 0; n < names.size(); ++n)
-        for (const bool lookup : {false, true}) {
-          if (lookup && n >= named) break;
-          for (const std::size_t u : order) {
-            if (n >= named && !in_context(units[u].evidence, plain[n - named])) continue;
-            const std::string_view value = units[u].code ? default_of(units[u].text, names[n], lookup) : std::string_view{};
-            if (value.empty()) continue;
-            std::string sentence = default_is_text(request.language, names[n], value);
-            if (citations_) sentence.append(" [").append(std::to_string(request.evidence[units[u].evidence].number)).append("]");
-            return sentence;
-          }
-        }
-      return std::string();
-    };
-    if (const std::string sentence = say_default(); !sentence.empty()) {
+    if (const std::string sentence = default_sentence(request, query, units, order, words); !sentence.empty()) {
       if (!answer.empty()) answer += "\n\n";
       answer += sentence;
     }
@@ -405,7 +353,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     double place_value = 0;
     for (std::size_t i = 0; i < request.evidence.size(); ++i) {
       const Evidence& e = request.evidence[i];
-      const std::vector<std::string> named = sorted_terms(e.section + " " + e.file_path, analyzer_);
+      const std::vector<std::string> named = place_terms(e);
       double covered = 0;
       for (std::size_t w = 0; w < words.size(); ++w) covered += (weight[w] > 0 ? weight[w] : 1.0) * words[w].coverage(named);
       const bool code = e.kind != "markdown" && e.kind != "text";
@@ -416,7 +364,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     if (!answer.empty()) answer += "\n\n";
     answer += (e.section.empty() ? "In `" : "`" + e.section + "` is in `") + e.file_path + "`, lines " +
               std::to_string(e.first_line) + "-" + std::to_string(e.last_line) + ".";
-    if (citations_) answer.append(" [").append(std::to_string(e.number)).append("]");
+    answer += cite(e.number);
   }
   for (const std::size_t s : sources) {
     std::vector<std::size_t>& list = by_source[s];
@@ -451,15 +399,14 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
                                utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
                                (!paragraph.empty() || !answer.empty());
       // A header row and rows of its table read as a table.
-      const auto is_row = [&](std::size_t k) { return units[list[k]].item && units[list[k]].text.starts_with('|'); };
       if (u.header) {
         std::size_t end = i + 1;
-        const auto same_table = [&](std::size_t k) {
+        const auto same_table = [&](std::size_t k) {  // every unit up to list[k] a row under u
           for (std::size_t between = list[k - 1] + 1; between <= list[k]; ++between)
-            if (!units[between].text.starts_with('|') || units[between].header) return false;
+            if (!units[between].row() || units[between].header) return false;
           return true;
         };
-        while (end < list.size() && is_row(end) && same_table(end)) ++end;
+        while (end < list.size() && same_table(end)) ++end;
         if (end - i >= 2) {
           const bool cited_before = !paragraph.empty();
           end_text();
@@ -504,6 +451,67 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     end_text();
   }
   return answer;
+}
+
+std::string ExtractiveGenerator::cite(int number) const {
+  std::string citation;
+  if (citations_) citation.append(" [").append(std::to_string(number)).append("]");
+  return citation;
+}
+
+std::vector<std::string> ExtractiveGenerator::place_terms(const Evidence& e) const {
+  return sorted_terms(e.section + " " + e.file_path, analyzer_);
+}
+
+std::string ExtractiveGenerator::default_sentence(const GenerationRequest& request, const std::string& query,
+                                                  const std::vector<Unit>& units, const std::vector<std::size_t>& order,
+                                                  const std::vector<QuestionWord>& words) const {
+  // The names asked about, then the question's other words ("the default temperature"), each
+  // read as a name only in a declaration whose source the question names (a name it writes as
+  // code, in the source's section: SamplingParams), or whose section or path holds another word
+  // of the question that not every source's does: a plain word alone matches too loosely.
+  std::vector<std::string> names = asked_names(query);
+  const std::size_t named = names.size();
+  const std::vector<std::string> code = code_names(query);
+  const auto is_code = [&](const std::string& text) { return std::find(code.begin(), code.end(), text) != code.end(); };
+  std::vector<std::size_t> plain;  // indices in `words` of the words tried as names
+  for (std::size_t w = 0; w < words.size(); ++w)
+    if (std::find(names.begin(), names.end(), words[w].text) == names.end() && !is_code(words[w].text)) {
+      names.push_back(words[w].text);
+      plain.push_back(w);
+    }
+  std::vector<std::vector<std::string>> section_terms, places;
+  for (const Evidence& e : request.evidence) {
+    section_terms.push_back(sorted_terms(e.section, analyzer_));
+    places.push_back(place_terms(e));
+  }
+  const auto in_context = [&](std::size_t evidence, std::size_t word) {
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      if (w == word) continue;
+      if (is_code(words[w].text) && words[w].coverage(section_terms[evidence]) == 1) return true;
+      if (words[w].coverage(places[evidence]) > 0 &&
+          std::any_of(places.begin(), places.end(), [&](const auto& t) { return words[w].coverage(t) == 0; }))
+        return true;
+    }
+    return false;
+  };
+  // A declaration (`name: T = v`, a parameter) before a lookup's fallback; plain words only in
+  // declarations.
+  for (std::size_t n = 0; n < names.size(); ++n)
+    for (const bool lookup : {false, true}) {
+      if (lookup && n >= named) break;
+      for (const std::size_t u : order) {
+        if (!units[u].code || (n >= named && !in_context(units[u].evidence, plain[n - named]))) continue;
+        const std::string_view value = default_of(units[u].text, names[n], lookup);
+        if (value.empty()) continue;
+        std::string quoted_name(1, '`'), quoted_value(1, '`');
+        quoted_name.append(names[n]).append("`");
+        quoted_value.append(value).append("`");
+        return render_template(default_is_phrase(request.language), {{"name", quoted_name}, {"value", quoted_value}}) +
+               cite(request.evidence[units[u].evidence].number);
+      }
+    }
+  return {};
 }
 
 }  // namespace rag

@@ -22,6 +22,7 @@
 #include "rag/generator.hpp"
 #include "rag/options.hpp"
 #include "rag/question_kind.hpp"
+#include "rag/question_words.hpp"
 
 namespace rag {
 
@@ -47,6 +48,9 @@ class ExtractiveGenerator final : public Generator {
     bool item = false;             ///< a list item, a table row or a comment line
     bool header = false;           ///< a table's header row: a label for the rows under it
     bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
+
+    /// A table row (its header too).
+    bool row() const { return item && text.starts_with('|'); }
   };
   /// The units of one source, in text order, by its kind: Python is code statements plus
   /// docstring and comment sentences; anything else is read as Markdown: sentences, list items
@@ -56,6 +60,14 @@ class ExtractiveGenerator final : public Generator {
 
  private:
   std::string compose(const GenerationRequest& request) const;
+  /// For a question about a default: the sentence that states it ("The default of `dst` is `0`.
+  /// [1]"), read from `units` in the order of `order` (best first); empty when none gives it.
+  std::string default_sentence(const GenerationRequest& request, const std::string& query, const std::vector<Unit>& units,
+                               const std::vector<std::size_t>& order, const std::vector<QuestionWord>& words) const;
+  /// " [n]" for source number `n`; empty without citations.
+  std::string cite(int number) const;
+  /// The terms of a source's section and path: where it is.
+  std::vector<std::string> place_terms(const Evidence& e) const;
 
   std::size_t max_chars_ = 300;
   std::size_t max_units_ = 3;

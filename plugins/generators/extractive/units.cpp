@@ -183,7 +183,7 @@ class UnitWriter {
   bool in_statement() const { return !statement_.empty(); }
   // The table row just added is its table's header (a rule line follows it).
   void header() {
-    if (!out_.empty() && out_.back().item && out_.back().text.starts_with('|')) out_.back().header = true;
+    if (!out_.empty() && out_.back().row()) out_.back().header = true;
   }
   // A unit on its own: a list item (with the lines that continue it), a table row, a comment.
   void prose_line(std::string_view text) {
