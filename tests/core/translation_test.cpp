@@ -104,6 +104,26 @@ TEST(Translation, CognatesTheCorpusUsesStandForWordsNoDictionaryKnows) {
   EXPECT_EQ(translator.translate("Quelle latence ?"), "which latence");
 }
 
+TEST(Translation, RussianLoanwordsAreReadByTheirSound) {
+  const QueryTranslator translator = fixture_translator();
+  const std::map<std::string, std::size_t> corpus = {
+      {"cache", 30},   {"caching", 12},    {"cluster", 8},    {"driver", 5},     {"tensor", 40},   {"checkpoint", 9},
+      {"logging", 7},  {"embeddings", 6},  {"inference", 20}, {"backend", 15},   {"plugin", 4},    {"sampling", 11}};
+  const auto count = [&](std::string_view w) {
+    const auto it = corpus.find(std::string(w));
+    return it == corpus.end() ? std::size_t{0} : it->second;
+  };
+  const std::map<std::string, std::string> loanwords = {
+      {"кэш", "cache"},          {"кэширование", "caching"}, {"кластер", "cluster"},      {"драйвер", "driver"},
+      {"тензор", "tensor"},      {"чекпоинт", "checkpoint"}, {"логирование", "logging"},  {"эмбеддинги", "embeddings"},
+      {"инференс", "inference"}, {"бэкенд", "backend"},      {"плагин", "plugin"},        {"сэмплирования", "sampling"}};
+  for (const auto& [russian, english] : loanwords)
+    EXPECT_EQ(translator.translate("Что такое " + russian + "?", count), "what " + english) << russian;
+  // A word with no spelling the corpus uses stays as written; without counts nothing is guessed.
+  EXPECT_EQ(translator.translate("Что такое стриминг?", count), "what стриминг");
+  EXPECT_THAT(translator.translate("Что такое кластер?"), Not(HasSubstr("cluster")));
+}
+
 TEST(Translation, RussianReadsAnEnglishDictionaryBackwards) {
   const QueryTranslator translator = fixture_translator();
   // "запускать" is given first for "start" (and later for "launch"); "модели" is a form of "модель".

@@ -4,7 +4,8 @@
 // as Debian's FreeDict and Mueller packages install them) before retrieval. Identifiers and
 // commands (`vllm serve`, tensor_parallel_size, GPU) are kept as written; a word no dictionary
 // knows is read as the English cognate the corpus uses ("latencia" -> latency), else kept (names,
-// loanwords), Cyrillic ones also in Latin letters ("сервер" -> server).
+// loanwords), Cyrillic ones also in Latin letters ("сервер" -> server) and in the spellings their
+// sound allows ("кэширование" -> caching; core/src/answering/cognates.hpp).
 //
 // A pipeline's `translation:` section; absent, questions are not translated:
 //

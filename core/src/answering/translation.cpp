@@ -13,12 +13,12 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <unordered_map>
 
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
 #include "rag/language.hpp"
 #include "rag/utf8.hpp"
+#include "cognates.hpp"
 
 namespace rag {
 namespace {
@@ -461,101 +461,6 @@ class Dictionary {
   std::vector<IndexEntry> entries_;  // a reverse dictionary's, by offset
 };
 
-using Spellings = std::unordered_map<char32_t, std::string_view>;
-
-// `word` with each letter found in `spellings` written as it says. A letter not there is kept as
-// it is with `keep_others`; without, the word has no such spelling (empty).
-std::string respelled(std::string_view word, const Spellings& spellings, bool keep_others) {
-  std::string out;
-  for (int32_t i = 0; i < static_cast<int32_t>(word.size());) {
-    const int32_t begin = i;
-    UChar32 c = 0;
-    U8_NEXT(reinterpret_cast<const uint8_t*>(word.data()), i, static_cast<int32_t>(word.size()), c);
-    if (const auto it = spellings.find(static_cast<char32_t>(c)); it != spellings.end()) out += it->second;
-    else if (keep_others) out += word.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(i - begin));
-    else return {};
-  }
-  return out;
-}
-
-// Cyrillic in Latin letters, for loanwords no dictionary has ("сервер" -> server, "токен" -> token).
-std::string transliterated(std::string_view word) {
-  static const Spellings letters = {
-      {U'а', "a"}, {U'б', "b"}, {U'в', "v"}, {U'г', "g"},  {U'д', "d"},  {U'е', "e"},  {U'ё', "e"}, {U'ж', "zh"},
-      {U'з', "z"}, {U'и', "i"}, {U'й', "y"}, {U'к', "k"},  {U'л', "l"},  {U'м', "m"},  {U'н', "n"}, {U'о', "o"},
-      {U'п', "p"}, {U'р', "r"}, {U'с', "s"}, {U'т', "t"},  {U'у', "u"},  {U'ф', "f"},  {U'х', "h"}, {U'ц', "ts"},
-      {U'ч', "ch"}, {U'ш', "sh"}, {U'щ', "sch"}, {U'ъ', ""}, {U'ы', "y"}, {U'ь', ""}, {U'э', "e"}, {U'ю', "yu"},
-      {U'я', "ya"}};
-  return respelled(word, letters, false);
-}
-
-// The word's letters without their accents ("inférence" inference, "Größe" grosse).
-std::string without_accents(std::string_view word) {
-  static const Spellings plain = {
-      {U'á', "a"}, {U'à', "a"}, {U'â', "a"}, {U'ä', "a"}, {U'ã', "a"}, {U'é', "e"}, {U'è', "e"}, {U'ê', "e"},
-      {U'ë', "e"}, {U'í', "i"}, {U'ì', "i"}, {U'î', "i"}, {U'ï', "i"}, {U'ó', "o"}, {U'ò', "o"}, {U'ô', "o"},
-      {U'ö', "o"}, {U'õ', "o"}, {U'ú', "u"}, {U'ù', "u"}, {U'û', "u"}, {U'ü', "u"}, {U'ñ', "n"}, {U'ç', "c"},
-      {U'ß', "ss"}, {U'œ', "oe"}, {U'æ', "ae"}};
-  return respelled(word, plain, true);
-}
-
-// English words a French, German, Spanish or Russian word (lower case) may be the cognate of:
-// its letters without accents (Russian ones in Latin letters), and those with the language's
-// regular changes of ending ("latencia" latency, "servidor" server, "mémoire" memory,
-// "Quantisierung" quantization, "конфигурация" configuration) and of letters (German k and z,
-// Russian k, kv and ks: "Kompatibilität" compatibility, "Prozess" process, "индекс" index);
-// the changed endings first. Guesses, most of them wrong: the caller keeps the one the corpus
-// uses most, if any.
-std::vector<std::string> cognates(std::string_view code, std::string_view word) {
-  using Changes = std::vector<std::pair<std::string_view, std::string_view>>;
-  static const std::map<std::string_view, Changes> endings = {
-      {"es",
-       {{"cion", "tion"}, {"dad", "ty"}, {"cia", "cy"}, {"cia", "ce"}, {"ia", "y"}, {"idor", "er"}, {"ador", "ator"},
-        {"ico", "ic"}, {"ica", "ic"}, {"ivo", "ive"}, {"iva", "ive"}, {"oso", "ous"}, {"mente", "ly"}, {"ar", "e"},
-        {"ir", "e"}, {"o", ""}, {"a", ""}, {"e", ""}}},
-      {"fr",
-       {{"ite", "ity"}, {"eur", "er"}, {"eur", "or"}, {"ique", "ic"}, {"oire", "ory"}, {"aire", "ary"}, {"if", "ive"},
-        {"eux", "ous"}, {"isation", "ization"}, {"iser", "ize"}, {"ence", "ency"}, {"age", "ing"}, {"ie", "y"}, {"er", "e"},
-        {"e", ""}}},
-      {"de",
-       {{"itat", "ity"}, {"tat", "ty"}, {"enz", "ence"}, {"enz", "ency"}, {"isierung", "ization"},
-        {"ierung", "ation"}, {"ieren", "ize"}, {"ieren", "ate"}, {"ieren", "e"}, {"isch", "ic"}, {"ie", "y"},
-        {"ik", "ic"}}},
-      {"ru",
-       {{"atsiya", "ation"}, {"atsii", "ation"}, {"atsiyu", "ation"}, {"tsiya", "tion"}, {"tsii", "tion"},
-        {"tsiyu", "tion"}, {"irovanie", "ing"}, {"irovaniya", "ing"}, {"irovaniyu", "ing"}, {"ovanie", "ization"}, {"ovaniya", "ization"}, {"ovaniyu", "ization"}, {"ika", "ic"},
-        {"iki", "ic"}, {"iku", "ic"}, {"izm", "ism"}, {"ivnoe", "ive"}, {"ivnyy", "ive"}, {"ivnaya", "ive"},
-        {"ivnye", "ive"}, {"noe", ""}, {"nyy", ""}, {"naya", ""}, {"nye", ""}, {"nogo", ""}, {"nyh", ""}, {"a", ""},
-        {"y", ""}, {"u", ""}, {"e", ""}}}};
-  static const std::map<std::string_view, Changes> letters = {
-      {"de", {{"k", "c"}, {"z", "c"}}}, {"ru", {{"kv", "qu"}, {"ks", "x"}, {"k", "c"}, {"ya", "a"}}}};
-  const auto rules = endings.find(code);
-  if (rules == endings.end()) return {};
-  std::string plain = code == "ru" ? transliterated(word) : without_accents(word);
-  if (code == "es" && plain.starts_with("cua")) plain.replace(0, 3, "qua");  // "cuantizacion"
-  std::vector<std::string> guesses;
-  for (const auto& [from, to] : rules->second)
-    if (plain.size() > from.size() + 2 && plain.ends_with(from))
-      guesses.push_back(plain.substr(0, plain.size() - from.size()).append(to));
-  guesses.push_back(plain);
-  std::vector<std::string> out;
-  const auto keep = [&](const std::string& c) {
-    if (c.size() >= 4 && c != word && std::find(out.begin(), out.end(), c) == out.end() &&
-        std::all_of(c.begin(), c.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; }))
-      out.push_back(c);
-  };
-  const auto changes = letters.find(code);
-  for (const std::string& g : guesses) {
-    keep(g);
-    if (changes == letters.end()) continue;
-    std::string c = g;
-    for (const auto& [from, to] : changes->second)
-      for (std::size_t at = 0; (at = c.find(from, at)) != std::string::npos; at += to.size()) c.replace(at, from.size(), to);
-    keep(c);
-  }
-  return out;
-}
-
 // A token of a question: a word to translate, or text to keep as written.
 struct Token {
   std::string text;
@@ -804,6 +709,9 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
         std::size_t most = 0;
         for (const std::string& c : cognates(code, w))
           if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
+        if (most == 0 && !known && code == "ru")
+          for (const std::string& c : loanword_cognates(w))
+            if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
         if (most > 0 && std::find(candidates.begin(), candidates.end(), cognate) == candidates.end())
           candidates.push_back(std::move(cognate));
       }

@@ -1,0 +1,32 @@
+#pragma once
+// The English words a word of a French, German, Spanish or Russian question may be written as:
+// cognates and loanwords, for the words no dictionary knows (translation.cpp). Guesses, most of
+// them wrong: the caller keeps the one the corpus uses most, if any.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rag {
+
+/// Cyrillic in Latin letters, for loanwords no dictionary has ("сервер" -> server, "токен" ->
+/// token); empty when `word` holds a letter that is not Cyrillic.
+std::string transliterated(std::string_view word);
+
+/// English words `word` (lower case, language `code`: fr, de, es, ru) may be the cognate of: its
+/// letters without accents (Russian ones in Latin letters), and those with the language's regular
+/// changes of ending ("latencia" latency, "servidor" server, "mémoire" memory, "Quantisierung"
+/// quantization, "конфигурация" configuration) and of letters (German k and z, Russian k, kv and
+/// ks: "Kompatibilität" compatibility, "Prozess" process, "индекс" index); the changed endings
+/// first. None for another language.
+std::vector<std::string> cognates(std::string_view code, std::string_view word);
+
+/// Second guesses for a Russian word that neither a dictionary nor cognates() reads: Russian
+/// writes an English loanword by its sound, so a letter may stand for several English spellings
+/// ("кэш" cache: э as a, ш as ch; "кластер" cluster, "плагин" plugin: а as u; "драйвер" driver: ай
+/// as i; "тензор" tensor: з as s; "чекпоинт" checkpoint: к as ck), and the English word may end
+/// as the Russian one does not ("кэширование" caching, "логирование" logging, "эмбеддинги"
+/// embeddings, "инференс" inference). Many more guesses than cognates() makes and more of them
+/// wrong: to be tried only when it finds nothing. None when `word` is not Cyrillic.
+std::vector<std::string> loanword_cognates(std::string_view word);
+
+}  // namespace rag
