@@ -119,6 +119,8 @@ TEST(Translation, RussianLoanwordsAreReadByTheirSound) {
       {"инференс", "inference"}, {"бэкенд", "backend"},      {"плагин", "plugin"},        {"сэмплирования", "sampling"}};
   for (const auto& [russian, english] : loanwords)
     EXPECT_EQ(translator.translate("Что такое " + russian + "?", count), "what " + english) << russian;
+  // A case ending is not part of the English word.
+  EXPECT_EQ(translator.translate("Что такое тензор в кластере?", count), "what tensor cluster");
   // A word with no spelling the corpus uses stays as written; without counts nothing is guessed.
   EXPECT_EQ(translator.translate("Что такое стриминг?", count), "what стриминг");
   EXPECT_THAT(translator.translate("Что такое кластер?"), Not(HasSubstr("cluster")));

@@ -143,8 +143,9 @@ std::vector<std::string> loanword_cognates(std::string_view word) {
   }
   static const std::vector<std::pair<std::string_view, std::string_view>> endings = {
       {"irovanie", "ing"}, {"irovaniya", "ing"}, {"irovaniyu", "ing"}, {"irovat", "e"}, {"irovat", ""},
-      {"izator", "izer"},  {"ens", "ence"},      {"i", "s"},           {"i", ""},       {"y", "s"},
-      {"a", ""},           {"ch", "che"},        {"", ""}};
+      {"izator", "izer"},  {"ens", "ence"},      {"ami", "s"},         {"ah", "s"},     {"ov", "s"},
+      {"i", "s"},          {"i", ""},            {"y", "s"},           {"a", ""},       {"e", ""},
+      {"u", ""},           {"om", ""},           {"ch", "che"},        {"", ""}};
   std::vector<std::string> out;
   const auto keep = [&](std::string guess) {
     if (guess.size() >= 4 && std::find(out.begin(), out.end(), guess) == out.end()) out.push_back(std::move(guess));
