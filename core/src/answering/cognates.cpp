@@ -143,9 +143,11 @@ std::vector<std::string> loanword_cognates(std::string_view word) {
   }
   static const std::vector<std::pair<std::string_view, std::string_view>> endings = {
       {"irovanie", "ing"}, {"irovaniya", "ing"}, {"irovaniyu", "ing"}, {"irovat", "e"}, {"irovat", ""},
-      {"izator", "izer"},  {"ens", "ence"},      {"ami", "s"},         {"ah", "s"},     {"ov", "s"},
-      {"i", "s"},          {"i", ""},            {"y", "s"},           {"a", ""},       {"e", ""},
-      {"u", ""},           {"om", ""},           {"ch", "che"},        {"", ""}};
+      {"ovat", "ize"},     {"izator", "izer"},   {"ens", "ence"},      {"nyy", ""},     {"nym", ""},
+      {"nymi", ""},        {"naya", ""},         {"nuyu", ""},         {"noy", ""},     {"noe", ""},
+      {"nye", ""},         {"nyh", ""},          {"nogo", ""},         {"nomu", ""},    {"ami", "s"},
+      {"ah", "s"},         {"ov", "s"},          {"i", "s"},           {"i", ""},       {"y", "s"},
+      {"a", ""},           {"e", ""},            {"u", ""},            {"om", ""},      {"", ""}};
   std::vector<std::string> out;
   const auto keep = [&](std::string guess) {
     if (guess.size() >= 4 && std::find(out.begin(), out.end(), guess) == out.end()) out.push_back(std::move(guess));
@@ -155,6 +157,8 @@ std::vector<std::string> loanword_cognates(std::string_view word) {
     for (const auto& [from, to] : endings) {
       if (s.size() < from.size() + 2 || !s.ends_with(from)) continue;
       const std::string base = s.substr(0, s.size() - from.size());
+      // English writes the sound of a final ш as -che ("кэш", "кэша": cache).
+      if (to.empty() && base.ends_with("ch")) keep(base + "e");
       keep(base + std::string(to));
       // A short vowel's consonant doubles before -ing: "log" logging.
       const std::size_t n = base.size();

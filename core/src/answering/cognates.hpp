@@ -25,7 +25,8 @@ std::vector<std::string> cognates(std::string_view code, std::string_view word);
 /// ("кэш" cache: э as a, ш as ch; "кластер" cluster, "плагин" plugin: а as u; "драйвер" driver: ай
 /// as i; "тензор" tensor: з as s; "чекпоинт" checkpoint: к as ck), and the English word may end
 /// as the Russian one does not ("кэширование" caching, "логирование" logging, "эмбеддинги"
-/// embeddings, "инференс" inference; the case endings: "в кластере" cluster). Many more guesses than cognates() makes and more of them
+/// embeddings, "инференс" inference, "квантовать" quantize; the endings of cases and adjectives:
+/// "в кластере" cluster, "тензорным" tensor). Many more guesses than cognates() makes and more of them
 /// wrong: to be tried only when it finds nothing. None when `word` is not Cyrillic.
 std::vector<std::string> loanword_cognates(std::string_view word);
 

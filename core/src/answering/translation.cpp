@@ -104,7 +104,7 @@ std::string_view stemmer_name(std::string_view code) {
 
 class Stemmer {
  public:
-  explicit Stemmer(std::string_view code) : german_(code == "de") {
+  explicit Stemmer(std::string_view code) : german_(code == "de"), russian_(code == "ru") {
     const std::string name(stemmer_name(code));
     if (!name.empty()) stemmer_ = sb_stemmer_new(name.c_str(), "UTF_8");
   }
@@ -128,10 +128,20 @@ class Stemmer {
     std::string out(stem.substr(0, stem.size() - 1));
     return out.append("e").append(1, stem.back());
   }
+  /// The stem the other forms of a word of stem `stem` may have: Snowball reads the -ть of a
+  /// Russian noun as a verb's infinitive ending, so "память" stems to "памя" and "памяти" to
+  /// "памят". Empty when there is none.
+  std::string other_stem(std::string_view stem) const {
+    static constexpr std::string_view te = "т";
+    // Four letters at least are left: "порт" (port) is not "пора" (time).
+    if (!russian_ || stem.size() < 5 * te.size() || !stem.ends_with(te)) return {};
+    return std::string(stem.substr(0, stem.size() - te.size()));
+  }
 
  private:
   sb_stemmer* stemmer_ = nullptr;
   bool german_ = false;
+  bool russian_ = false;
 };
 
 // The decoder of dictd's index numbers: base 64 with its own alphabet, most significant first.
@@ -381,7 +391,8 @@ class Dictionary {
   std::vector<std::string> headwords_for(const std::string& word, const std::string& stem, const Stemmer& stemmer) {
     open_whole();
     const std::string& text = text_->whole();
-    const std::string needle = stem.size() >= kMinStemBytes ? stem : word;
+    const std::string other = stemmer.other_stem(stem);  // a prefix of `stem`
+    const std::string needle = !other.empty() ? other : stem.size() >= kMinStemBytes ? stem : word;
     if (needle.size() < kMinStemBytes) return {};
     struct Candidate {
       std::string_view headword;
@@ -403,7 +414,7 @@ class Dictionary {
         end = static_cast<std::size_t>(i);
       }
       const std::string form = utf8::lower(std::string_view(text).substr(at, end - at));
-      if (form != word && stemmer.stem(form) != stem) continue;
+      if (const std::string s = stemmer.stem(form); form != word && s != stem && (other.empty() || s != other)) continue;
       const auto entry = std::upper_bound(entries_.begin(), entries_.end(), at,
                                           [](std::size_t p, const IndexEntry& e) { return p < e.offset; });
       if (entry == entries_.begin()) continue;
@@ -709,7 +720,10 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
         std::size_t most = 0;
         for (const std::string& c : cognates(code, w))
           if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
-        if (most == 0 && !known && code == "ru")
+        // A loanword's spellings compete with the regular guesses ("блока": block over bloc)
+        // unless the dictionaries gave a word the corpus uses.
+        const bool translated = std::any_of(candidates.begin(), candidates.end(), [&](const std::string& c) { return corpus_count(c) > 0; });
+        if (!translated && code == "ru")
           for (const std::string& c : loanword_cognates(w))
             if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
         if (most > 0 && std::find(candidates.begin(), candidates.end(), cognate) == candidates.end())
