@@ -19,7 +19,7 @@ while (($#)); do
   esac
 done
 ((${#targets[@]})) || targets=(python_chunker_fuzzer cpp_chunker_fuzzer markdown_chunker_fuzzer text_chunker_fuzzer
-  pipeline_fuzzer dataset_fuzzer query_fuzzer extractive_fuzzer)
+  pipeline_fuzzer dataset_fuzzer query_fuzzer extractive_fuzzer translation_fuzzer)
 
 # clang and its fuzzer runtime come from Debian; the rest of the stack from scripts/setup.sh.
 source scripts/debian.sh
