@@ -17,6 +17,14 @@ trap 'rm -rf "$out"' EXIT
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
 echo "pipeline: $pipeline, $runs runs each, medians"
 for _ in $(seq "$runs"); do seconds "$rag" index --full --pipeline "$pipeline"; done | median | xargs printf "index --full          %.3f s\n"
+# The floor under it: tree-sitter parsing every Python and C/C++/CUDA file, CPU seconds on one
+# core (bench/parse_benchmark.cpp), and that spread over every core.
+if [[ -x build/release/bench/parse_benchmark ]]; then
+  build/release/bench/parse_benchmark --benchmark_repetitions="$runs" --benchmark_report_aggregates_only=true \
+    --benchmark_format=csv 2>/dev/null | awk -F, -v cores="$(nproc)" '
+      $1 ~ /_median"?$/ {cpu += $4}
+      END {printf "  of which tree-sitter parsing alone: %.3f CPU s, at best %.3f s on %d cores\n", cpu / 1000, cpu / 1000 / cores, cores}'
+fi
 for name in dataset_docs_public.json dataset_code_public.json; do
   for _ in $(seq "$runs"); do
     seconds "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/$name" --save_directory "$out" --k 10
