@@ -1,9 +1,9 @@
 // libFuzzer target: questions in other languages read in English (QueryTranslator) on arbitrary
-// bytes, with the test fixtures' dictionaries and a made-up corpus count. The input's first byte
-// chooses a frame that makes the language detected ("Что такое ...?", "Qu'est-ce que ... ?",
-// "Was ist ...?", "¿Qué es ...?") or none; the rest is the question's body. Invariants: no
-// exception; a non-empty question gives a non-empty query; a UTF-8 question a UTF-8 query; the
-// same query twice.
+// bytes, with the test fixtures' dictionaries and glossary and a made-up corpus count. The
+// input's first byte chooses a frame that makes the language detected ("Что такое ...?",
+// "Qu'est-ce que ... ?", "Was ist ...?", "¿Qué es ...?") or none; the rest is the question's
+// body. Invariants: no exception; a non-empty question gives a non-empty query; a UTF-8 question
+// a UTF-8 query; the same query twice.
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
@@ -17,8 +17,9 @@ namespace {
 
 const rag::QueryTranslator& translator() {
   static const rag::QueryTranslator instance = [] {
-    rag::Options options(YAML::Load("{dictionaries: " RAG_DICTD_FIXTURES ", languages: {fr: [tiny-fra-eng], "
-                                    "de: [tiny-deu-eng], es: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}"),
+    rag::Options options(YAML::Load("{dictionaries: " RAG_DICTD_FIXTURES ", glossary: " RAG_DICTD_FIXTURES
+                                    "/tiny-glossary.tsv, languages: {fr: [tiny-fra-eng], de: [tiny-deu-eng], "
+                                    "es: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}"),
                          "fuzz: translation");
     return rag::QueryTranslator(rag::TranslationConfig::from_options(options, "."));
   }();

@@ -171,6 +171,52 @@ TEST(Translation, ConfigurationErrorsNameTheKey) {
   fails("{dictionaries: " + kFixtures.string() + ", bogus: 1}", "unknown");
 }
 
+TEST(Translation, TheGlossaryComesBeforeTheDictionaries) {
+  testing::TempDir dir;
+  dir.write("glossary.tsv",
+            "# language, words, English\n"
+            "ru\tпланировщик\tscheduler\n"
+            "ru\tпараллелизм\tparallelism\n"
+            "ru\tтензорный параллелизм\ttensor parallelism\n"
+            "fr\tcarte graphique\tGPU\n"
+            "\n"
+            "ru\tмодель\tcheckpoint\n");
+  const QueryTranslator translator(config_of("{dictionaries: " + kFixtures.string() +
+                                             ", glossary: glossary.tsv, languages: {fr: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}",
+                                             dir.path()));
+  // Any form of the words; before the dictionary ("модели" is "model" there).
+  EXPECT_EQ(translator.translate("Где код планировщика?"), "where код|kod scheduler");
+  EXPECT_THAT(translator.translate("Как запускать модели?"), AllOf(HasSubstr("checkpoint"), Not(HasSubstr("model"))));
+  // The longest term first.
+  EXPECT_EQ(translator.translate("Как включить тензорный параллелизм?"), "how enable tensor parallelism");
+  EXPECT_EQ(translator.translate("Что такое параллелизм?"), "what parallelism");
+  EXPECT_EQ(translator.translate("Quelle carte graphique ?"), "which GPU");
+}
+
+TEST(Translation, GlossaryErrorsNameTheFileAndLine) {
+  testing::TempDir dir;
+  const auto fails = [&](const std::string& text, const std::string& message) {
+    dir.write("glossary.tsv", text);
+    try {
+      QueryTranslator(config_of("{dictionaries: " + kFixtures.string() + ", glossary: glossary.tsv, languages: {fr: [tiny-fra-eng]}}",
+                                dir.path()));
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(message)) << text;
+    }
+  };
+  fails("fr\tnoyau\tkernel\nfr\tnoyau kernel\n", "glossary.tsv, line 2: wants three fields separated by tabs");
+  fails("ru\tядро\tkernel\n", "line 1: 'ru' is not a language questions are translated from");
+  fails("fr\t \tkernel\n", "line 1: wants three fields");
+  fails("fr\t\xff\tkernel\n", "line 1: is not UTF-8");
+  try {
+    config_of("{dictionaries: " + kFixtures.string() + ", glossary: missing.tsv}", dir.path());
+    ADD_FAILURE() << "a missing glossary was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("translation.glossary: " + (dir.path() / "missing.tsv").string() + " is not a file"));
+  }
+}
+
 TEST(Translation, DamagedDictionariesAreErrorsNotCrashes) {
   testing::TempDir dir;
   std::filesystem::copy_file(kFixtures / "tiny-fra-eng.index", dir.path() / "bad.index");

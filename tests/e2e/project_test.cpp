@@ -142,6 +142,7 @@ TEST_F(ProjectTest, TheDefaultPipelineIndexesKernelsScriptsAndYaml) {
   const std::string root = "root: data/raw/vllm-0.10.1";
   shipped.replace(shipped.find(root), root.size(), "root: repo");
   dir_.write("configs/default.yaml", shipped);
+  dir_.write("configs/glossary.tsv", testing::read_all(std::filesystem::path(RAG_SOURCE_DIR) / "configs/glossary.tsv"));
   dir_.write("repo/csrc/attention/paged_kernel.cu",
              "namespace vllm {\n// One thread block per sequence.\n__global__ void paged_attention_kernel(float* out) {\n"
              "  out[threadIdx.x] = 0.f;\n}\n}  // namespace vllm\n");

@@ -11,6 +11,7 @@
 //
 //   translation:
 //     dictionaries: /usr/share/dictd        # the folder of the .index and .dict.dz files
+//     glossary: configs/glossary.tsv        # the field's terms, before any dictionary (optional)
 //     languages:                            # per detected language, the dictionaries to read:
 //       fr: [freedict-fra-eng, {reverse: freedict-eng-fra}]   # {reverse: D} reads an English-to-X
 //       ru: [{reverse: freedict-eng-rus}, {reverse: mueller7}] # dictionary from its translations
@@ -41,6 +42,9 @@ struct TranslationConfig {
   std::filesystem::path dictionaries = "/usr/share/dictd";
   /// By detect_language() code: "fr", "de", "es", "ru".
   std::map<std::string, std::vector<DictionaryChoice>> languages;
+  /// The field's terms, read before the dictionaries (core/src/answering/glossary.hpp); none when
+  /// empty.
+  std::filesystem::path glossary;
 
   /// Reads a `translation:` section that is present (enabled; an absent one leaves the default,
   /// disabled). Without `languages`, French, German, Spanish and Russian use the FreeDict and

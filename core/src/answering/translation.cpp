@@ -19,6 +19,7 @@
 #include "rag/language.hpp"
 #include "rag/utf8.hpp"
 #include "cognates.hpp"
+#include "glossary.hpp"
 
 namespace rag {
 namespace {
@@ -553,6 +554,11 @@ TranslationConfig TranslationConfig::from_options(Options& options, const std::f
     options.fail("dictionaries", config.dictionaries.string() +
                                      " is not a folder; install the dictionaries (scripts/setup.sh) or name the folder "
                                      "of their .index and .dict.dz files");
+  if (options.has("glossary")) {
+    config.glossary = base / options.get<std::string>("glossary", "");
+    if (!std::filesystem::is_regular_file(config.glossary, ec))
+      options.fail("glossary", config.glossary.string() + " is not a file (a glossary is a file of 'language TAB words TAB English' lines)");
+  }
   Options languages = options.child("languages");
   if (languages.keys().empty()) {
     config.languages = default_languages();
@@ -592,6 +598,7 @@ TranslationConfig TranslationConfig::from_options(Options& options, const std::f
 
 struct QueryTranslator::State {
   TranslationConfig config;
+  Glossary glossary;
   std::mutex mutex;  // dictionaries open on first use, from any thread
   std::map<std::string, std::unique_ptr<Dictionary>> open;
 
@@ -610,6 +617,12 @@ struct QueryTranslator::State {
 QueryTranslator::QueryTranslator() : state_(std::make_unique<State>()) {}
 QueryTranslator::QueryTranslator(TranslationConfig config) : state_(std::make_unique<State>()) {
   state_->config = std::move(config);
+  if (!state_->config.glossary.empty()) {
+    std::vector<std::string> languages;
+    for (const auto& [code, choices] : state_->config.languages) languages.push_back(code);
+    state_->glossary = Glossary::read(state_->config.glossary, languages,
+                                      [](std::string_view code, std::string_view word) { return Stemmer(code).stem(word); });
+  }
 }
 QueryTranslator::~QueryTranslator() = default;
 
@@ -622,11 +635,25 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
   const std::vector<Token> tokens = tokens_of(question, code == "ru");
   const auto& vocabulary = question_vocabulary(code);
   const Stemmer stemmer(code);
-  // The words to look up: not kept, not function words, not what is asked.
+  // The glossary's terms, longest first at each place: `glossed` holds the term a token starts,
+  // `in_term` every token of one.
+  std::vector<std::string> stems;
+  for (const Token& t : tokens) stems.push_back(t.keep ? std::string() : stemmer.stem(utf8::lower(t.text)));
+  std::vector<const Glossary::Term*> glossed(tokens.size(), nullptr);
+  std::vector<bool> in_term(tokens.size(), false);
+  for (std::size_t i = 0; i < tokens.size();) {
+    std::size_t length = 0;
+    glossed[i] = tokens[i].keep ? nullptr : state_->glossary.match(code, stems, i, length);
+    if (glossed[i] == nullptr) length = 1;
+    else std::fill(in_term.begin() + static_cast<std::ptrdiff_t>(i), in_term.begin() + static_cast<std::ptrdiff_t>(i + length), true);
+    i += length;
+  }
+  // The words to look up: not kept, not in the glossary, not function words, not what is asked.
   std::vector<std::string> words;
-  for (const Token& t : tokens) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
     const std::string w = utf8::lower(t.text);
-    if (!t.keep && !vocabulary.count(w) && !is_function_word(code, w) &&
+    if (!t.keep && !in_term[i] && !vocabulary.count(w) && !is_function_word(code, w) &&
         std::find(words.begin(), words.end(), w) == words.end())
       words.push_back(w);
   }
@@ -698,9 +725,12 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
     if (candidates.size() > kTranslationsPerWord) candidates.resize(kTranslationsPerWord);
     return candidates;
   };
-  for (const Token& t : tokens) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
     const std::string w = utf8::lower(t.text);
-    if (t.keep) {
+    if (in_term[i]) {
+      if (glossed[i] != nullptr) add(glossed[i]->english);
+    } else if (t.keep) {
       add(t.text);
     } else if (const auto v = vocabulary.find(w); v != vocabulary.end()) {
       add(v->second);

@@ -1,0 +1,69 @@
+#include "glossary.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include "rag/error.hpp"
+#include "rag/utf8.hpp"
+
+namespace rag {
+namespace {
+
+std::vector<std::string_view> fields_of(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (std::size_t begin = 0; begin <= line.size();) {
+    const std::size_t tab = std::min(line.find('\t', begin), line.size());
+    std::string_view field = line.substr(begin, tab - begin);
+    while (!field.empty() && (field.front() == ' ' || field.back() == ' ' || field.back() == '\r'))
+      field = field.front() == ' ' ? field.substr(1) : field.substr(0, field.size() - 1);
+    if (!field.empty()) fields.push_back(field);
+    begin = tab + 1;
+  }
+  return fields;
+}
+
+}  // namespace
+
+Glossary Glossary::read(const std::filesystem::path& path, const std::vector<std::string>& languages, const Stem& stem) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("glossary " + path.string() + ": cannot be read (name a file of 'language TAB words TAB English' lines)");
+  Glossary glossary;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    const std::string where = "glossary " + path.string() + ", line " + std::to_string(number) + ": ";
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') continue;
+    if (!utf8::is_valid(line)) throw Error(where + "is not UTF-8");
+    const std::vector<std::string_view> fields = fields_of(line);
+    if (fields.size() != 3) throw Error(where + "wants three fields separated by tabs: language, words, English");
+    const std::string code(fields[0]);
+    if (std::find(languages.begin(), languages.end(), code) == languages.end())
+      throw Error(where + "'" + code + "' is not a language questions are translated from");
+    Term term{{}, std::string(fields[2])};
+    const std::string words = utf8::lower(fields[1]);
+    for (std::size_t begin = 0; begin < words.size();) {
+      const std::size_t space = std::min(words.find(' ', begin), words.size());
+      if (space > begin) term.stems.push_back(stem(code, std::string_view(words).substr(begin, space - begin)));
+      begin = space + 1;
+    }
+    if (term.stems.empty()) throw Error(where + "names no words");
+    glossary.terms_[code].push_back(std::move(term));
+  }
+  // Longest first, so that "тензорный параллелизм" is taken before "параллелизм".
+  for (auto& [code, terms] : glossary.terms_)
+    std::stable_sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.stems.size() > b.stems.size(); });
+  return glossary;
+}
+
+const Glossary::Term* Glossary::match(std::string_view code, const std::vector<std::string>& stems, std::size_t at,
+                                      std::size_t& length) const {
+  const auto terms = terms_.find(code);
+  if (terms == terms_.end()) return nullptr;
+  for (const Term& term : terms->second)
+    if (at + term.stems.size() <= stems.size() && std::equal(term.stems.begin(), term.stems.end(), stems.begin() + static_cast<std::ptrdiff_t>(at))) {
+      length = term.stems.size();
+      return &term;
+    }
+  return nullptr;
+}
+
+}  // namespace rag
