@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -149,8 +150,9 @@ std::vector<std::string> loanword_cognates(std::string_view word) {
       {"ah", "s"},         {"ov", "s"},          {"i", "s"},           {"i", ""},       {"y", "s"},
       {"a", ""},           {"e", ""},            {"u", ""},            {"om", ""},      {"", ""}};
   std::vector<std::string> out;
+  std::set<std::string> kept;
   const auto keep = [&](std::string guess) {
-    if (guess.size() >= 4 && std::find(out.begin(), out.end(), guess) == out.end()) out.push_back(std::move(guess));
+    if (guess.size() >= 4 && kept.insert(guess).second) out.push_back(std::move(guess));
   };
   const auto vowel = [](char c) { return std::string_view("aeiouy").find(c) != std::string_view::npos; };
   for (const std::string& s : spellings)

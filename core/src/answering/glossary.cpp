@@ -9,14 +9,14 @@
 namespace rag {
 namespace {
 
+// A line's tab-separated fields, without the spaces around them; empty ones left out.
 std::vector<std::string_view> fields_of(std::string_view line) {
   std::vector<std::string_view> fields;
   for (std::size_t begin = 0; begin <= line.size();) {
     const std::size_t tab = std::min(line.find('\t', begin), line.size());
-    std::string_view field = line.substr(begin, tab - begin);
-    while (!field.empty() && (field.front() == ' ' || field.back() == ' ' || field.back() == '\r'))
-      field = field.front() == ' ' ? field.substr(1) : field.substr(0, field.size() - 1);
-    if (!field.empty()) fields.push_back(field);
+    const std::string_view field = line.substr(begin, tab - begin);
+    if (const std::size_t first = field.find_first_not_of(" \r"); first != std::string_view::npos)
+      fields.push_back(field.substr(first, field.find_last_not_of(" \r") - first + 1));
     begin = tab + 1;
   }
   return fields;
