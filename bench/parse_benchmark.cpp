@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,11 +27,13 @@ const std::vector<std::string>& texts(const std::vector<std::string>& extensions
   auto& out = cache[extensions];
   if (!out.empty()) return out;
   const char* root = std::getenv("RAG_BENCH_CORPUS");
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root ? root : "data/raw/vllm-0.10.1")) {
-    if (!entry.is_regular_file()) continue;
-    const std::string extension = entry.path().extension().string();
+  std::error_code ec;  // a missing folder has no files
+  for (std::filesystem::recursive_directory_iterator it(root ? root : "data/raw/vllm-0.10.1", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string extension = it->path().extension().string();
     if (std::find(extensions.begin(), extensions.end(), extension) == extensions.end()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
+    std::ifstream in(it->path(), std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     out.push_back(text.str());
@@ -40,7 +43,7 @@ const std::vector<std::string>& texts(const std::vector<std::string>& extensions
 
 void parse_all(benchmark::State& state, const TSLanguage* language, const std::vector<std::string>& files) {
   if (files.empty()) {
-    state.SkipWithError("no such files in the corpus (set RAG_BENCH_CORPUS)");
+    state.SkipWithError("no such files in the corpus: run from the project folder or set RAG_BENCH_CORPUS");
     return;
   }
   std::size_t bytes = 0;

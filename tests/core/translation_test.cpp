@@ -193,6 +193,22 @@ TEST(Translation, TheGlossaryComesBeforeTheDictionaries) {
   EXPECT_EQ(translator.translate("Quelle carte graphique ?"), "which GPU");
 }
 
+TEST(Translation, GlossaryTermsAreCutAsQuestionsAre) {
+  testing::TempDir dir;
+  // A byte order mark, an apostrophe, a name in Latin letters in a Russian term, and a language
+  // the pipeline does not translate (kept, never met).
+  dir.write("glossary.tsv",
+            "\xEF\xBB\xBF" "fr\tvariable d'environnement\tenvironment variable\n"
+            "ru\tKV кэш\tKV cache\n"
+            "de\tGrafikkarte\tGPU\n");
+  const QueryTranslator translator(config_of("{dictionaries: " + kFixtures.string() +
+                                             ", glossary: glossary.tsv, languages: {fr: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}",
+                                             dir.path()));
+  EXPECT_EQ(translator.translate("Quelle variable d’environnement ?"), "which environment variable");
+  EXPECT_EQ(translator.translate("Quelle variable d'environnement ?"), "which environment variable");
+  EXPECT_EQ(translator.translate("Где размер KV-кэша?"), "where размер|razmer KV cache");
+}
+
 TEST(Translation, GlossaryErrorsNameTheFileAndLine) {
   testing::TempDir dir;
   const auto fails = [&](const std::string& text, const std::string& message) {
@@ -206,7 +222,8 @@ TEST(Translation, GlossaryErrorsNameTheFileAndLine) {
     }
   };
   fails("fr\tnoyau\tkernel\nfr\tnoyau kernel\n", "glossary.tsv, line 2: wants three fields separated by tabs");
-  fails("ru\tядро\tkernel\n", "line 1: 'ru' is not a language questions are translated from");
+  fails("it\tnucleo\tkernel\n", "line 1: 'it' is not a language questions are translated from");
+  fails("fr\t' -\tkernel\n", "line 1: '' -' holds no word");
   fails("fr\t \tkernel\n", "line 1: wants three fields");
   fails("fr\t\xff\tkernel\n", "line 1: is not UTF-8");
   try {

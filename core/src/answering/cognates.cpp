@@ -130,8 +130,9 @@ std::vector<std::string> loanword_cognates(std::string_view word) {
         break;
       }
     }
-    if (letters[i] < U'\u0400' || letters[i] > U'\u04FF') return {};  // not a Russian word
     const std::string plain = transliterated(word.substr(starts[i], starts[i + length] - starts[i]));
+    // Only ъ and ь are written as nothing; a letter transliterated() does not know is not Russian.
+    if (plain.empty() && letters[i] != U'ъ' && letters[i] != U'ь') return {};
     const bool branch = options != nullptr && spellings.size() * options->size() <= kLoanwordSpellings;
     std::vector<std::string> next;
     for (const std::string& s : spellings) {

@@ -20,14 +20,15 @@ std::string transliterated(std::string_view word);
 /// first. None for another language.
 std::vector<std::string> cognates(std::string_view code, std::string_view word);
 
-/// Second guesses for a Russian word that neither a dictionary nor cognates() reads: Russian
-/// writes an English loanword by its sound, so a letter may stand for several English spellings
-/// ("кэш" cache: э as a, ш as ch; "кластер" cluster, "плагин" plugin: а as u; "драйвер" driver: ай
-/// as i; "тензор" tensor: з as s; "чекпоинт" checkpoint: к as ck), and the English word may end
-/// as the Russian one does not ("кэширование" caching, "логирование" logging, "эмбеддинги"
-/// embeddings, "инференс" inference, "квантовать" quantize; the endings of cases and adjectives:
-/// "в кластере" cluster, "тензорным" tensor). Many more guesses than cognates() makes and more of them
-/// wrong: to be tried only when it finds nothing. None when `word` is not Cyrillic.
+/// More guesses for a Russian word (lower case) that no dictionary reads to a word the corpus
+/// uses: Russian writes an English loanword by its sound, so a letter may stand for several
+/// English spellings ("кэш" cache: э as a, ш as ch; "кластер" cluster, "плагин" plugin: а as u;
+/// "драйвер" driver: ай as i; "тензор" tensor: з as s; "чекпоинт" checkpoint: к as ck), and the
+/// English word may end as the Russian one does not ("кэширование" caching, "логирование"
+/// logging, "эмбеддинги" embeddings, "инференс" inference, "квантовать" quantize; the endings of
+/// cases and adjectives: "в кластере" cluster, "тензорным" tensor). Many more guesses than
+/// cognates() makes, and more of them wrong: they compete with its guesses only when the
+/// dictionaries offer nothing the corpus uses. None when a letter of `word` is not a Russian one.
 std::vector<std::string> loanword_cognates(std::string_view word);
 
 }  // namespace rag

@@ -252,9 +252,10 @@ std::string Stemmer::uninflected(std::string_view stem) const {
 }
 
 std::string Stemmer::other_stem(std::string_view stem) const {
+  // Snowball takes -ть for an infinitive's ending only after а or я; four letters at least are
+  // left ("порт" is no form of "пора").
   static constexpr std::string_view te = "т";
-  // Four letters at least are left: "порт" (port) is not "пора" (time).
-  if (!russian_ || stem.size() < 5 * te.size() || !stem.ends_with(te)) return {};
+  if (!russian_ || stem.size() < 5 * te.size() || !(stem.ends_with("ят") || stem.ends_with("ат"))) return {};
   return std::string(stem.substr(0, stem.size() - te.size()));
 }
 
@@ -327,7 +328,10 @@ class Dictionary::Impl {
         end = static_cast<std::size_t>(i);
       }
       const std::string form = utf8::lower(std::string_view(text).substr(at, end - at));
-      if (const std::string s = stemmer.stem(form); form != word && s != stem && (other.empty() || s != other)) continue;
+      // A form of the other stem only as the noun in -ть it stands for ("память", not "памятник").
+      if (const std::string s = stemmer.stem(form);
+          form != word && s != stem && (other.empty() || s != other || !form.ends_with("ть")))
+        continue;
       const auto entry = std::upper_bound(entries_.begin(), entries_.end(), at,
                                           [](std::size_t p, const IndexEntry& e) { return p < e.offset; });
       if (entry == entries_.begin()) continue;

@@ -32,8 +32,9 @@ class Stemmer {
   /// "teuren" "teuer"). Empty when there is none.
   std::string uninflected(std::string_view stem) const;
   /// The stem the other forms of a word of stem `stem` may have: Snowball reads the -ть of a
-  /// Russian noun as a verb's infinitive ending, so "память" stems to "памя" and "памяти" to
-  /// "памят". Empty when there is none.
+  /// Russian noun after а or я as a verb's infinitive ending, so "память" stems to "памя" and
+  /// "памяти" to "памят" (a form of that stem counts only when it ends in -ть). Empty when there
+  /// is none.
   std::string other_stem(std::string_view stem) const;
 
  private:

@@ -24,13 +24,14 @@ std::vector<std::string_view> fields_of(std::string_view line) {
 
 }  // namespace
 
-Glossary Glossary::read(const std::filesystem::path& path, const std::vector<std::string>& languages, const Stem& stem) {
+Glossary Glossary::read(const std::filesystem::path& path, const std::vector<std::string>& languages, const Stems& stems) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("glossary " + path.string() + ": cannot be read (name a file of 'language TAB words TAB English' lines)");
   Glossary glossary;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     const std::string where = "glossary " + path.string() + ", line " + std::to_string(number) + ": ";
+    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a byte order mark
     if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#') continue;
     if (!utf8::is_valid(line)) throw Error(where + "is not UTF-8");
     const std::vector<std::string_view> fields = fields_of(line);
@@ -38,14 +39,8 @@ Glossary Glossary::read(const std::filesystem::path& path, const std::vector<std
     const std::string code(fields[0]);
     if (std::find(languages.begin(), languages.end(), code) == languages.end())
       throw Error(where + "'" + code + "' is not a language questions are translated from");
-    Term term{{}, std::string(fields[2])};
-    const std::string words = utf8::lower(fields[1]);
-    for (std::size_t begin = 0; begin < words.size();) {
-      const std::size_t space = std::min(words.find(' ', begin), words.size());
-      if (space > begin) term.stems.push_back(stem(code, std::string_view(words).substr(begin, space - begin)));
-      begin = space + 1;
-    }
-    if (term.stems.empty()) throw Error(where + "names no words");
+    Term term{stems(code, fields[1]), std::string(fields[2])};
+    if (term.stems.empty()) throw Error(where + "'" + std::string(fields[1]) + "' holds no word");
     glossary.terms_[code].push_back(std::move(term));
   }
   // Longest first, so that "тензорный параллелизм" is taken before "параллелизм".

@@ -112,19 +112,25 @@ std::vector<Token> tokens_of(std::string_view question, bool cyrillic) {
       const auto b = static_cast<unsigned char>(question[k]);
       return std::isalnum(b) != 0 || b == '_' || b >= 0x80;
     };
+    // A typographic apostrophe ends a word as ' does: "l’ordonnanceur" is l and ordonnanceur.
+    const auto apostrophe = [&](std::size_t k) { return question.compare(k, 3, "’") == 0; };
+    if (apostrophe(i)) {
+      i += 3;
+      continue;
+    }
     if (!is_word(i)) {
       ++i;
       continue;
     }
     std::size_t end = i;
-    while (end < question.size() &&
+    while (end < question.size() && !apostrophe(end) &&
            (is_word(end) || (std::string_view("._-/").find(question[end]) != std::string_view::npos && end + 1 < question.size() &&
                              is_word(end + 1))))
       ++end;
     std::string word(question.substr(i, end - i));
     i = end;
     // Guillemets, typographic quotes and Spanish marks are word bytes above; they are not part of words.
-    for (const std::string_view mark : {"«", "»", "“", "”", "’", "„", "¿", "¡"})
+    for (const std::string_view mark : {"«", "»", "“", "”", "„", "¿", "¡"})
       for (std::size_t at; (at = word.find(mark)) != std::string::npos;) word.erase(at, mark.size());
     if (word.empty()) continue;
     const bool ascii = std::all_of(word.begin(), word.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
@@ -150,6 +156,15 @@ std::vector<Token> tokens_of(std::string_view question, bool cyrillic) {
     const bool inner_capital = std::any_of(word.begin() + 1, word.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
     out.push_back({word, ascii && (marked || inner_capital || (cyrillic && !is_cyrillic_text(word)))});
   }
+  return out;
+}
+
+// The stems of the words of `text` in language `code`, cut as tokens_of cuts a question: what
+// the glossary's terms are matched by.
+std::vector<std::string> stems_of(std::string_view code, std::string_view text) {
+  const Stemmer stemmer(code);
+  std::vector<std::string> out;
+  for (const Token& t : tokens_of(text, code == "ru")) out.push_back(stemmer.stem(utf8::lower(t.text)));
   return out;
 }
 
@@ -229,9 +244,8 @@ QueryTranslator::QueryTranslator(TranslationConfig config) : state_(std::make_un
   state_->config = std::move(config);
   if (!state_->config.glossary.empty()) {
     std::vector<std::string> languages;
-    for (const auto& [code, choices] : state_->config.languages) languages.push_back(code);
-    state_->glossary = Glossary::read(state_->config.glossary, languages,
-                                      [](std::string_view code, std::string_view word) { return Stemmer(code).stem(word); });
+    for (const auto& [code, choices] : default_languages()) languages.push_back(code);
+    state_->glossary = Glossary::read(state_->config.glossary, languages, stems_of);
   }
 }
 QueryTranslator::~QueryTranslator() = default;
@@ -248,12 +262,12 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
   // The glossary's terms, longest first at each place: `glossed` holds the term a token starts,
   // `in_term` every token of one.
   std::vector<std::string> stems;
-  for (const Token& t : tokens) stems.push_back(t.keep ? std::string() : stemmer.stem(utf8::lower(t.text)));
+  for (const Token& t : tokens) stems.push_back(stemmer.stem(utf8::lower(t.text)));
   std::vector<const Glossary::Term*> glossed(tokens.size(), nullptr);
   std::vector<bool> in_term(tokens.size(), false);
   for (std::size_t i = 0; i < tokens.size();) {
     std::size_t length = 0;
-    glossed[i] = tokens[i].keep ? nullptr : state_->glossary.match(code, stems, i, length);
+    glossed[i] = state_->glossary.match(code, stems, i, length);
     if (glossed[i] == nullptr) length = 1;
     else std::fill(in_term.begin() + static_cast<std::ptrdiff_t>(i), in_term.begin() + static_cast<std::ptrdiff_t>(i + length), true);
     i += length;
@@ -362,8 +376,8 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
           if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
         // A loanword's spellings compete with the regular guesses ("блока": block over bloc)
         // unless the dictionaries gave a word the corpus uses.
-        const bool translated = std::any_of(candidates.begin(), candidates.end(), [&](const std::string& c) { return corpus_count(c) > 0; });
-        if (!translated && code == "ru")
+        const bool dictionary_used = std::any_of(candidates.begin(), candidates.end(), [&](const std::string& c) { return corpus_count(c) > 0; });
+        if (!dictionary_used && code == "ru")
           for (const std::string& c : loanword_cognates(w))
             if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
         if (most > 0 && std::find(candidates.begin(), candidates.end(), cognate) == candidates.end())
