@@ -129,6 +129,17 @@ TEST(Translation, RussianLoanwordsAreReadByTheirSound) {
   EXPECT_THAT(translator.translate("Что такое кластер?"), Not(HasSubstr("cluster")));
 }
 
+TEST(Translation, APastedTextHasItsFirstWordsLookedUp) {
+  const QueryTranslator translator = fixture_translator();
+  const auto count = [](std::string_view w) { return w == "latency" ? std::size_t{30} : std::size_t{0}; };
+  std::string words;  // 80 words no dictionary knows: "motaa", "motab", ...
+  for (int i = 0; i < 80; ++i) words += std::string(" mot") + static_cast<char>('a' + i / 26) + static_cast<char>('a' + i % 26);
+  // 64 words are looked up; those after them are kept as written, so one request cannot hold
+  // the dictionaries for seconds.
+  EXPECT_THAT(translator.translate("Quelle latence" + words + " ?", count), HasSubstr("which latency motaa"));
+  EXPECT_THAT(translator.translate("Quelle" + words + " latence ?", count), HasSubstr("motdb latence"));
+}
+
 TEST(Translation, RussianReadsAnEnglishDictionaryBackwards) {
   const QueryTranslator translator = fixture_translator();
   // "запускать" is given first for "start" (and later for "launch"); "модели" is a form of "модель".

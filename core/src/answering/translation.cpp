@@ -16,6 +16,10 @@
 namespace rag {
 namespace {
 
+// The words of one question looked up, at most: more is a pasted text, not a question, and
+// looking each up (a reverse dictionary is searched whole, its spellings guessed) would hold the
+// dictionaries for seconds; the rest are kept as written.
+constexpr std::size_t kMaxLookedUp = 64;
 // Of a word's translations, those kept: the ones the corpus uses most ("install" over
 // "establish"), else the dictionary's first.
 constexpr std::size_t kTranslationsPerWord = 2;
@@ -278,7 +282,7 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
     const Token& t = tokens[i];
     const std::string w = utf8::lower(t.text);
     if (!t.keep && !in_term[i] && !vocabulary.count(w) && !is_function_word(code, w) &&
-        std::find(words.begin(), words.end(), w) == words.end())
+        std::find(words.begin(), words.end(), w) == words.end() && words.size() < kMaxLookedUp)
       words.push_back(w);
   }
   std::map<std::string, std::vector<std::string>> english;
@@ -360,6 +364,8 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       add(v->second);
     } else if (is_function_word(code, w)) {
       continue;
+    } else if (std::find(words.begin(), words.end(), w) == words.end()) {
+      add(t.text);  // past kMaxLookedUp words
     } else {
       // Its translations, and, when the corpus can tell, the English words it may be the cognate
       // of; the word itself, which may be written the same in English ("configuration") or be a
