@@ -47,7 +47,10 @@ std::string write_shard(const SegmentChunks& chunks, std::span<const std::uint32
   Xapian::WritableDatabase db(path.string(), Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_BACKEND_GLASS | Xapian::DB_NO_TERMLIST);
   std::vector<Xapian::Document> batch;
   for (std::size_t begin = 0; begin < ids.size(); begin += kBatch) {
-    batch.assign(std::min(kBatch, ids.size() - begin), Xapian::Document());
+    // Each its own empty document: copies of one would share its reference count, which Xapian
+    // does not update atomically, and the threads below replace them at once (a leak, or worse).
+    batch.clear();
+    batch.resize(std::min(kBatch, ids.size() - begin));
     tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t j) { batch[j] = document(chunks.chunk(ids[begin + j]), indexing); });
     for (const Xapian::Document& doc : batch) db.add_document(doc);  // ids 1, 2, ... in chunk order
   }
