@@ -27,6 +27,14 @@ TranslationConfig config_of(const std::string& yaml, const std::filesystem::path
   return TranslationConfig::from_options(options, base);
 }
 
+// The fixtures' French and Russian dictionaries with the glossary `tsv`, written in `dir`.
+TranslationConfig with_glossary(const testing::TempDir& dir, const std::string& tsv) {
+  dir.write("glossary.tsv", tsv);
+  return config_of("{dictionaries: " + kFixtures.string() +
+                       ", glossary: glossary.tsv, languages: {fr: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}",
+                   dir.path());
+}
+
 QueryTranslator fixture_translator() {
   return QueryTranslator(config_of("{dictionaries: ., languages: {fr: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}"));
 }
@@ -184,17 +192,14 @@ TEST(Translation, ConfigurationErrorsNameTheKey) {
 
 TEST(Translation, TheGlossaryComesBeforeTheDictionaries) {
   testing::TempDir dir;
-  dir.write("glossary.tsv",
-            "# language, words, English\n"
-            "ru\tпланировщик\tscheduler\n"
-            "ru\tпараллелизм\tparallelism\n"
-            "ru\tтензорный параллелизм\ttensor parallelism\n"
-            "fr\tcarte graphique\tGPU\n"
-            "\n"
-            "ru\tмодель\tcheckpoint\n");
-  const QueryTranslator translator(config_of("{dictionaries: " + kFixtures.string() +
-                                             ", glossary: glossary.tsv, languages: {fr: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}",
-                                             dir.path()));
+  const QueryTranslator translator(with_glossary(dir,
+                                                 "# language, words, English\n"
+                                                 "ru\tпланировщик\tscheduler\n"
+                                                 "ru\tпараллелизм\tparallelism\n"
+                                                 "ru\tтензорный параллелизм\ttensor parallelism\n"
+                                                 "fr\tcarte graphique\tGPU\n"
+                                                 "\n"
+                                                 "ru\tмодель\tcheckpoint\n"));
   // Any form of the words; before the dictionary ("модели" is "model" there).
   EXPECT_EQ(translator.translate("Где код планировщика?"), "where код|kod scheduler");
   EXPECT_THAT(translator.translate("Как запускать модели?"), AllOf(HasSubstr("checkpoint"), Not(HasSubstr("model"))));
@@ -208,13 +213,10 @@ TEST(Translation, GlossaryTermsAreCutAsQuestionsAre) {
   testing::TempDir dir;
   // A byte order mark, an apostrophe, a name in Latin letters in a Russian term, and a language
   // the pipeline does not translate (kept, never met).
-  dir.write("glossary.tsv",
-            "\xEF\xBB\xBF" "fr\tvariable d'environnement\tenvironment variable\n"
-            "ru\tKV кэш\tKV cache\n"
-            "de\tGrafikkarte\tGPU\n");
-  const QueryTranslator translator(config_of("{dictionaries: " + kFixtures.string() +
-                                             ", glossary: glossary.tsv, languages: {fr: [tiny-fra-eng], ru: [{reverse: tiny-eng-rus}]}}",
-                                             dir.path()));
+  const QueryTranslator translator(with_glossary(dir,
+                                                 "\xEF\xBB\xBF" "fr\tvariable d'environnement\tenvironment variable\n"
+                                                 "ru\tKV кэш\tKV cache\n"
+                                                 "de\tGrafikkarte\tGPU\n"));
   EXPECT_EQ(translator.translate("Quelle variable d’environnement ?"), "which environment variable");
   EXPECT_EQ(translator.translate("Quelle variable d'environnement ?"), "which environment variable");
   EXPECT_EQ(translator.translate("Где размер KV-кэша?"), "where размер|razmer KV cache");
@@ -223,10 +225,8 @@ TEST(Translation, GlossaryTermsAreCutAsQuestionsAre) {
 TEST(Translation, GlossaryErrorsNameTheFileAndLine) {
   testing::TempDir dir;
   const auto fails = [&](const std::string& text, const std::string& message) {
-    dir.write("glossary.tsv", text);
     try {
-      QueryTranslator(config_of("{dictionaries: " + kFixtures.string() + ", glossary: glossary.tsv, languages: {fr: [tiny-fra-eng]}}",
-                                dir.path()));
+      QueryTranslator(with_glossary(dir, text));
       ADD_FAILURE() << text << " was accepted";
     } catch (const Error& e) {
       EXPECT_THAT(e.what(), HasSubstr(message)) << text;

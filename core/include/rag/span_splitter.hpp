@@ -54,6 +54,9 @@ std::vector<std::size_t> line_starts(std::string_view text, ByteRange range);
 /// full stops) once the following whitespace is skipped.
 std::vector<std::size_t> sentence_starts(std::string_view text, ByteRange range);
 
+/// Whether a line, leading spaces and tabs skipped, opens or closes a Markdown code fence (```
+/// or ~~~).
+bool is_fence_line(std::string_view line);
 /// Whether a line, leading whitespace removed, opens a Markdown list item ("- x", "* x", "+ x",
 /// "1. x", "2) x").
 bool is_list_item(std::string_view line);

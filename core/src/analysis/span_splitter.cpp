@@ -313,6 +313,11 @@ std::vector<std::size_t> sentence_starts(std::string_view text, ByteRange range)
   return out;
 }
 
+bool is_fence_line(std::string_view line) {
+  const std::size_t first = line.find_first_not_of(" \t");
+  return first != std::string_view::npos && (line.compare(first, 3, "```") == 0 || line.compare(first, 3, "~~~") == 0);
+}
+
 bool is_list_item(std::string_view t) {
   if (t.size() >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ') return true;
   std::size_t digits = 0;
@@ -341,7 +346,7 @@ std::size_t announced_block_end(std::string_view text, std::size_t from, std::si
   if (first >= lines.size() || content(first).empty()) return from;
   const std::string_view opening = content(first);
   std::size_t last = first;  // the block's last line
-  if (opening.starts_with("```") || opening.starts_with("~~~")) {
+  if (is_fence_line(opening)) {
     const std::string_view fence = opening.substr(0, 3);
     while (last + 1 < lines.size() && !content(last + 1).starts_with(fence)) ++last;
     if (last + 1 < lines.size()) ++last;  // the closing fence

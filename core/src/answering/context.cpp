@@ -121,10 +121,10 @@ std::string join_chunks(const std::vector<ChunkView>& run, SourceFiles& files) {
 bool inside_fence(std::string_view text, std::size_t at) {
   bool inside = false;
   for (std::size_t line = 0; line < at;) {
-    const std::size_t first = text.find_first_not_of(" \t", line);
-    if (first < at && (text.compare(first, 3, "```") == 0 || text.compare(first, 3, "~~~") == 0)) inside = !inside;
-    const std::size_t end = text.find('\n', line);
-    if (end == std::string_view::npos) break;
+    const std::size_t end = std::min(text.find('\n', line), text.size());
+    // A fence counts when its marker starts before `at`.
+    if (text.find_first_not_of(" \t", line) < at && is_fence_line(text.substr(line, end - line))) inside = !inside;
+    if (end == text.size()) break;
     line = end + 1;
   }
   return inside;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rag/question_words.hpp"
+#include "rag/span_splitter.hpp"
 
 namespace rag {
 namespace {
@@ -63,11 +64,6 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
   return out;
 }
 
-bool is_fence(std::string_view line) {
-  const std::size_t first = line.find_first_not_of(" \t");
-  return first != std::string_view::npos && (line.compare(first, 3, "```") == 0 || line.compare(first, 3, "~~~") == 0);
-}
-
 }  // namespace
 
 std::string stated_text(const Evidence& evidence) {
@@ -83,7 +79,7 @@ std::string stated_text(const Evidence& evidence) {
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = text.substr(begin, end - begin);
     begin = end + 1;
-    if (is_fence(line)) {
+    if (is_fence_line(line)) {
       if (code) out += without_literals(block, false, "#", true);
       block.clear();
       code = !code;

@@ -163,12 +163,11 @@ std::vector<Token> tokens_of(std::string_view question, bool cyrillic) {
   return out;
 }
 
-// The stems of the words of `text` in language `code`, cut as tokens_of cuts a question: what
-// the glossary's terms are matched by.
-std::vector<std::string> stems_of(std::string_view code, std::string_view text) {
-  const Stemmer stemmer(code);
+// The stems of `tokens`, lowered: what the glossary's terms are matched by, in a question and in
+// the glossary alike.
+std::vector<std::string> stems_of(const std::vector<Token>& tokens, const Stemmer& stemmer) {
   std::vector<std::string> out;
-  for (const Token& t : tokens_of(text, code == "ru")) out.push_back(stemmer.stem(utf8::lower(t.text)));
+  for (const Token& t : tokens) out.push_back(stemmer.stem(utf8::lower(t.text)));
   return out;
 }
 
@@ -249,24 +248,35 @@ QueryTranslator::QueryTranslator(TranslationConfig config) : state_(std::make_un
   if (!state_->config.glossary.empty()) {
     std::vector<std::string> languages;
     for (const auto& [code, choices] : default_languages()) languages.push_back(code);
-    state_->glossary = Glossary::read(state_->config.glossary, languages, stems_of);
+    std::map<std::string, std::unique_ptr<Stemmer>, std::less<>> stemmers;  // one per language
+    state_->glossary = Glossary::read(state_->config.glossary, languages, [&](std::string_view code, std::string_view text) {
+      auto& stemmer = stemmers[std::string(code)];
+      if (!stemmer) stemmer = std::make_unique<Stemmer>(code);
+      return stems_of(tokens_of(text, code == "ru"), *stemmer);
+    });
   }
 }
 QueryTranslator::~QueryTranslator() = default;
 
-std::string QueryTranslator::translate(std::string_view question, const WordCount& corpus_count) const {
+std::string QueryTranslator::translate(std::string_view question, const WordCount& count_in_corpus) const {
   if (!state_->config.enabled) return std::string(question);
   const std::string code(detect_language(question));
   const auto choices = state_->config.languages.find(code);
   if (choices == state_->config.languages.end()) return std::string(question);
 
+  // Each English word counted once in the corpus, however many readings offer it.
+  std::map<std::string, std::size_t, std::less<>> counts;
+  const WordCount corpus_count = !count_in_corpus ? WordCount() : WordCount([&](std::string_view w) {
+    auto it = counts.find(w);
+    if (it == counts.end()) it = counts.emplace(std::string(w), count_in_corpus(w)).first;
+    return it->second;
+  });
   const std::vector<Token> tokens = tokens_of(question, code == "ru");
   const auto& vocabulary = question_vocabulary(code);
   const Stemmer stemmer(code);
   // The glossary's terms, longest first at each place: `glossed` holds the term a token starts,
   // `in_term` every token of one.
-  std::vector<std::string> stems;
-  for (const Token& t : tokens) stems.push_back(stemmer.stem(utf8::lower(t.text)));
+  const std::vector<std::string> stems = stems_of(tokens, stemmer);
   std::vector<const Glossary::Term*> glossed(tokens.size(), nullptr);
   std::vector<bool> in_term(tokens.size(), false);
   for (std::size_t i = 0; i < tokens.size();) {

@@ -370,14 +370,12 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     std::vector<std::size_t>& list = by_source[s];
     std::sort(list.begin(), list.end());
     const Evidence& source = request.evidence[s];
-    std::string citation;
-    if (citations_) citation.append("[").append(std::to_string(source.number)).append("]");
+    const std::string citation = cite(source.number);
     std::string paragraph;  // the sentences and short code of the current block
     auto end_text = [&] {
       if (paragraph.empty()) return;
       if (!answer.empty()) answer += "\n\n";
-      answer += paragraph;
-      if (!citation.empty()) answer.append(" ").append(citation);
+      answer.append(paragraph).append(citation);
       paragraph.clear();
     };
     // Starts a block (code, a table): code and tables never open an answer, or a source's part,
@@ -385,9 +383,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     auto start_block = [&](bool cited_before, std::string_view gap) {
       if (!answer.empty()) answer += "\n\n";
       if (cited_before) return;
-      answer.append("In `").append(short_name(source)).append("`");
-      if (!citation.empty()) answer.append(" ").append(citation);
-      answer.append(":").append(gap);
+      answer.append("In `").append(short_name(source)).append("`").append(citation).append(":").append(gap);
     };
     for (std::size_t i = 0; i < list.size();) {
       const Unit& u = units[list[i]];

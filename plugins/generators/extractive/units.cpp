@@ -85,9 +85,7 @@ bool after_abbreviation(std::string_view text, std::size_t start) {
   const std::size_t word_end = dot - 1;
   const std::size_t space = text.rfind(' ', word_end);
   const std::size_t word_begin = space == std::string_view::npos ? 0 : space + 1;
-  std::string word(text.substr(word_begin, word_end - word_begin));
-  for (char& c : word)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const std::string word = lowered(text.substr(word_begin, word_end - word_begin));
   for (const std::string_view a : {"e.g", "i.e", "etc", "vs", "cf", "approx", "(e.g", "(i.e"})
     if (word == a) return true;
   return false;
@@ -234,7 +232,7 @@ class UnitWriter {
     u.item = item_;
     u.ends_with_colon = !is_code && text.back() == ':';
     // Prose that starts like a code fence (a docstring's ```) would open one where it is quoted.
-    if (!is_code && (trim(text).starts_with("```") || trim(text).starts_with("~~~"))) {
+    if (!is_code && is_fence_line(text)) {
       std::string escaped(1, '\\');
       text = std::move(escaped.append(text));
     }
@@ -258,7 +256,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
   std::string_view fence = starts_in_code ? "```" : "";  // the open fence's marker, empty outside code
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
-    if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") {
+    if (is_fence_line(t)) {
       w.flush();
       if (fence.empty()) fence = t.substr(0, 3);
       else if (t.substr(0, 3) == fence || starts_in_code) fence = {};
