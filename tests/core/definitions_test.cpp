@@ -22,6 +22,14 @@ TEST(CodeNames, IdentifiersClassesAndAcronymsOnce) {
   EXPECT_THAT(code_names("Why is it slow? 1_000 ___"), IsEmpty());
 }
 
+TEST(CodeNames, ACommandLineOptionNamesTheFieldItSets) {
+  EXPECT_THAT(code_names("What does the --max-model-len option set?"), ElementsAre("max_model_len"));
+  EXPECT_THAT(code_names("vllm serve --tensor-parallel-size 2 --max-model-len=4096, and gpu_memory_utilization?"),
+              ElementsAre("tensor_parallel_size", "max_model_len", "gpu_memory_utilization"));
+  // One word is a plain word (--seed), and a dash inside a word or a bare "--" names nothing.
+  EXPECT_THAT(code_names("What does --seed do? Is x--y-z or -- a-b one?"), IsEmpty());
+}
+
 Evidence code(const std::string& text, const std::string& kind = "python") {
   Evidence e;
   e.kind = kind;

@@ -221,6 +221,17 @@ TEST(ExtractiveGenerator, AFieldsDocstringComesWithTheFieldAndSkippedTextShows) 
             "`logprobs: int = 0` Number of log probabilities to return. [1]");
 }
 
+TEST(ExtractiveGenerator, AFieldBringsItsDocstringEvenPastTheLength) {
+  // Without its docstring a field says nothing of what it is: the docstring comes past max_chars.
+  Evidence e = source(1, "python",
+                      "class SamplingParams:\n    n: int = 1\n    \"\"\"Number of output sequences to return for the "
+                      "given prompt.\"\"\"\n");
+  e.section = "vllm.sampling_params.SamplingParams";
+  const std::string answer = make("{max_chars: 40}")->generate(ask("What does the n parameter of SamplingParams mean?", {e}));
+  EXPECT_THAT(answer, HasSubstr("n: int = 1"));
+  EXPECT_THAT(answer, HasSubstr("Number of output sequences to return for the given prompt."));
+}
+
 TEST(ExtractiveGenerator, WhatAParameterDoesIsSaidByItsFieldNotByACallThatSetsIt) {
   const GenerationRequest r =
       ask("What does the seed parameter of SamplingParams do?",

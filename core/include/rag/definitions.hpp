@@ -16,7 +16,8 @@ namespace rag {
 /// The names `question` writes as code, in order, each once: words with an underscore
 /// (gpu_memory_utilization), with a capital after a lower-case letter (SamplingParams), or of
 /// two capitals or more and no lower-case letter (LLM), and dotted names, which give their last
-/// part (vllm.LLM: LLM; vllm.entrypoints.llm.LLM.generate: generate).
+/// part (vllm.LLM: LLM; vllm.entrypoints.llm.LLM.generate: generate); a command-line option of
+/// several words gives the field it sets, first (--max-model-len: max_model_len).
 std::vector<std::string> code_names(std::string_view question);
 
 /// Whether a question calls a name a field with `word` (lower case): "the seed parameter", "the

@@ -21,6 +21,7 @@ constexpr std::size_t kMaxDefinitions = 2;
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 
 bool is_class_like(std::string_view name) {
@@ -260,6 +261,19 @@ std::optional<Hit> named_file(const Index& index, std::string_view question) {
 
 std::vector<std::string> code_names(std::string_view question) {
   std::vector<std::string> out;
+  // A command-line option names the field it sets, as argparse does: --max-model-len sets
+  // max_model_len (a bare word after "--", "--seed", is left to the question's plain words).
+  for (std::size_t at = question.find("--"); at != std::string_view::npos; at = question.find("--", at + 2)) {
+    if (at > 0 && (is_name_char(question[at - 1]) || question[at - 1] == '-')) continue;
+    std::size_t end = at + 2;
+    while (end < question.size() && (is_lower(question[end]) || is_digit(question[end]) ||
+                                     (question[end] == '-' && end + 1 < question.size() && is_lower(question[end + 1]))))
+      ++end;
+    std::string field(question.substr(at + 2, end - at - 2));
+    if (field.empty() || !is_lower(field.front()) || field.find('-') == std::string::npos) continue;
+    std::replace(field.begin(), field.end(), '-', '_');
+    if (std::find(out.begin(), out.end(), field) == out.end()) out.push_back(std::move(field));
+  }
   for (const std::string_view whole : name_runs(question, true)) {
     const bool dotted = whole.find('.') != std::string_view::npos && whole.size() >= 5;
     const std::string_view word = last_part(whole);

@@ -266,7 +266,9 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       Unit& follower = units[next];
       const bool follows = code ? !follower.code : (follower.code || follower.item);
       if (follower.evidence != units[unit].evidence || !follows) break;
-      if (follower.item && !code) {
+      // List items after a ':' and a field's docstring may go past max_chars: a field alone says
+      // nothing of what it is.
+      if (code || follower.item) {
         if (used + follower.chars > max_chars_ + kAnnouncedItemsExtra) break;
       } else if (used + follower.chars > max_chars_) {
         if (next > unit + 1 || !follower.code || is_chosen(next)) break;
