@@ -40,7 +40,7 @@ tree_sitter_version=0.20.7
 if [[ "$(cat .deps/tree-sitter/VERSION 2>/dev/null)" != "$tree_sitter_version" ]]; then
   say "fetching the tree-sitter $tree_sitter_version runtime's source from Debian"
   tarball=$downloads/tree-sitter.orig.tar.xz
-  curl -fsSL -o "$tarball" \
+  curl -fsSL --retry 3 -o "$tarball" \
     "https://deb.debian.org/debian/pool/main/t/tree-sitter/tree-sitter_$tree_sitter_version.orig.tar.xz"
   if ! echo "e8c0573be475dce5b024d83628a3eb47376923da701376e55a11804cc5d25487  $tarball" | sha256sum --check --quiet -; then
     echo "error: tree-sitter_$tree_sitter_version.orig.tar.xz failed its integrity check" >&2
