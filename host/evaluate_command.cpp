@@ -46,7 +46,7 @@ int evaluate(const cli::Invocation& inv) {
     json list = json::array();
     for (const auto& o : e.outcomes) {
       json recalls;
-      for (const std::size_t k : ks) recalls["recall@" + std::to_string(k)] = question_recall(o, k);
+      for (const std::size_t k : e.ks) recalls["recall@" + std::to_string(k)] = question_recall(o, k);
       list.push_back({{"question_id", o.question_id}, {"question", o.question}, {"found_at_rank", o.found_at},
                       {"retrieved", o.retrieved}, {"recall", recalls}});
     }

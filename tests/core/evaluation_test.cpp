@@ -56,6 +56,15 @@ TEST(Evaluate, RecallAtKMrrAndMissingQuestions) {
   EXPECT_EQ(e.outcomes[1].found_at, (std::vector<std::size_t>{1, 6}));
 }
 
+TEST(Evaluate, ACutOffAskedTwiceCountsOnce) {
+  const std::vector<Question> dataset = {{"q1", "one", {{"f", 0, 100}}, ""}};
+  ResultsFile results{{{"q1", "one", {source("f", 0, 100)}, 0}}, 10};
+  const Evaluation e = evaluate(dataset, results, {5, 1, 5, 1, 1});
+  EXPECT_EQ(e.ks, (std::vector<std::size_t>{1, 5}));
+  EXPECT_DOUBLE_EQ(e.recall.at(1), 1.0);
+  EXPECT_DOUBLE_EQ(e.recall.at(5), 1.0);
+}
+
 TEST(Reachability, ASpanIsWithinReachWhenAChunkOfItsFileOverlapsItAboveTheThreshold) {
   auto chunk = [](const std::string& file, std::size_t first, std::size_t last) {
     Chunk c;

@@ -27,7 +27,7 @@ struct QuestionOutcome {
 };
 
 struct Evaluation {
-  std::vector<std::size_t> ks;
+  std::vector<std::size_t> ks;           ///< the cut-offs asked for, each once, ascending
   std::map<std::size_t, double> recall;  ///< k -> mean recall@k
   double mrr = 0;                        ///< mean reciprocal rank of the first hit, over all results
   double ndcg10 = 0;                     ///< mean nDCG@10, each ground-truth span a relevant item

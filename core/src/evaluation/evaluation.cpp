@@ -44,7 +44,9 @@ Evaluation evaluate(const std::vector<Question>& dataset, const ResultsFile& res
       throw Error("results have question_id " + r.question_id + ", which is not in the dataset: wrong dataset file?");
 
   Evaluation e;
-  e.ks = ks;
+  e.ks = ks;  // each cut-off once, ascending: a k asked twice would be summed twice
+  std::sort(e.ks.begin(), e.ks.end());
+  e.ks.erase(std::unique(e.ks.begin(), e.ks.end()), e.ks.end());
   e.questions = dataset.size();
   double reciprocal_sum = 0;
   for (const auto& q : dataset) {
@@ -64,7 +66,7 @@ Evaluation evaluate(const std::vector<Question>& dataset, const ResultsFile& res
           }
       if (first_hit) reciprocal_sum += 1.0 / static_cast<double>(first_hit);
     }
-    for (const std::size_t k : ks) e.recall[k] += question_recall(outcome, k);
+    for (const std::size_t k : e.ks) e.recall[k] += question_recall(outcome, k);
     e.ndcg10 += question_ndcg(outcome, 10);
     e.outcomes.push_back(std::move(outcome));
   }
