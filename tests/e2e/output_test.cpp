@@ -65,6 +65,29 @@ TEST_F(OutputTest, JsonCarriesLineNumbersAndTheResultsFileSpelling) {
   EXPECT_GE(saved["search_results"][0]["retrieved_sources"][0]["first_line"].get<int>(), 1);
 }
 
+TEST_F(OutputTest, RepeatsOfOneRegionDoNotLeaveFewerThanKResults) {
+  // One small page chunked by sixteen rules, each into one chunk of the whole page: the best
+  // candidates a search asks the retriever for are all the same region, which counts once. The
+  // next results are searched deeper for.
+  dir_.write("zebra/zebra.md", "Zebra stripes: every zebra has its own zebra stripes.\n");
+  for (int i = 0; i < 6; ++i)
+    dir_.write("zebra/other" + std::to_string(i) + ".txt", "A note on animals: one zebra among many horses and "
+               "donkeys, cows, sheep, goats, pigs and hens of farm number " + std::to_string(i) + ".\n");
+  std::string pipeline = "corpus:\n  root: zebra\nchunkers:\n";
+  for (int size = 100; size < 1700; size += 100)
+    pipeline += "  - {plugin: text, files: \"**/*.md\", options: {max_chunk_size: " + std::to_string(size) +
+                "}, continue: true}\n";
+  pipeline += "  - {plugin: text, files: \"**\"}\nretriever:\n  plugin: bm25\nindex: zebra-index\n";
+  dir_.write("zebra.yaml", pipeline);
+  index("zebra.yaml");
+  const Outcome r = rag("search zebra --pipeline zebra.yaml --k 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json out = json::parse(r.out);
+  ASSERT_EQ(out["retrieved_chunks"].size(), 3u);
+  EXPECT_EQ(out["retrieved_chunks"][0]["file_path"], "zebra/zebra.md");
+  EXPECT_NE(out["retrieved_chunks"][1]["file_path"], "zebra/zebra.md");
+}
+
 TEST_F(OutputTest, TextShowsPlacesAndTheMatchingLines) {
   const Outcome r = rag("search TCP port parsed --pipeline pipeline.yaml -k 2 --format text");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -105,7 +105,9 @@ class Index final : public ChunkSource {
   const nlohmann::json& manifest() const { return manifest_; }
   /// The generation it was opened at ("gen-...").
   std::string generation() const { return manifest_.value("generation", ""); }
-  /// The retriever's best `k` chunks for `query`. Throws rag::Error for an empty query. The
+  /// The retriever's best `k` chunks for `query`, without those that repeat a better one
+  /// (drop_repeats): fewer than `k` only when no more chunks match. Throws rag::Error for an
+  /// empty query. The
   /// retriever's warnings about these results (see warn_search) go to `warnings`, or, without
   /// it, to stderr, each message once per Index.
   std::vector<Hit> search(std::string_view query, std::size_t k, std::vector<std::string>* warnings = nullptr) const;

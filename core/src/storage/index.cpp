@@ -248,20 +248,27 @@ std::vector<Hit> Index::search(std::string_view query, std::size_t k, std::vecto
     explicit Collect(std::vector<std::string>* into) : previous(std::exchange(search_warnings, into)) {}
     ~Collect() { search_warnings = previous; }
   };
-  std::vector<Hit> hits;
-  {
-    const Collect collect(warnings ? warnings : &given);
-    hits = opened_->retriever->search(query, candidates_for(k));
+  // Deeper while the candidates asked for all came back and repeats left fewer than k: the
+  // granularities of one region can fill a whole list of candidates.
+  std::vector<Hit> kept;
+  for (std::size_t asked = candidates_for(k);; asked *= 4) {
+    std::vector<Hit> hits;
+    {
+      const Collect collect(warnings ? warnings : &given);
+      hits = opened_->retriever->search(query, asked);
+    }
+    for (const Hit& h : hits)
+      if (h.chunk >= id_limit() || opened_->list->is_removed(h.chunk))
+        throw Error("the retriever returned a chunk that is not in the index");
+    kept = drop_repeats(hits, *this, k);
+    if (kept.size() == k || hits.size() < asked) break;
   }
   if (!given.empty()) {
     const std::lock_guard lock(opened_->mutex);
     for (std::string& message : given)
       if (opened_->warned.insert(message).second) std::cerr << "warning: " << message << "\n";
   }
-  for (const Hit& h : hits)
-    if (h.chunk >= id_limit() || opened_->list->is_removed(h.chunk))
-      throw Error("the retriever returned a chunk that is not in the index");
-  return drop_repeats(hits, *this, k);
+  return kept;
 }
 
 std::size_t Index::count_found(std::string_view query, std::size_t limit) const {
