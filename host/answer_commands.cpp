@@ -203,7 +203,7 @@ int answer_dataset(const cli::Invocation& inv) {
   if (vm->count("k")) k = cli::read_k(*vm, kMaxResultsK);
   const std::filesystem::path input =
       (*vm)[from_results ? "student_search_results_path" : "dataset_path"].as<std::string>();
-  const std::filesystem::path output = std::filesystem::path((*vm)["save_directory"].as<std::string>()) / input.filename();
+  const std::filesystem::path output = cli::output_for(input, (*vm)["save_directory"].as<std::string>());
 
   // Inputs are read and checked before any work, so that a bad file costs nothing.
   ResultsFile results;

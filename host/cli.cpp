@@ -88,6 +88,15 @@ std::size_t read_k(const po::variables_map& vm, std::size_t max) {
   return static_cast<std::size_t>(k);
 }
 
+std::filesystem::path output_for(const std::filesystem::path& input, const std::string& save_directory) {
+  std::filesystem::path output = std::filesystem::path(save_directory) / input.filename();
+  std::error_code ec;
+  if (std::filesystem::equivalent(output, input, ec))
+    throw Error("--save_directory " + save_directory + " holds the input " + input.string() +
+                ", and the output, of the same name, would replace it: choose another folder");
+  return output;
+}
+
 std::size_t read_count(const po::variables_map& vm, const std::string& name) {
   const long long n = vm[name].as<long long>();
   if (n < 0) throw Error("--" + name + " must be 0 or more, got " + std::to_string(n));

@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,10 @@ struct LoadedPipeline {
 std::size_t read_k(const po::variables_map& vm, std::size_t max);
 /// The value of a count option (`--show`), which must not be negative.
 std::size_t read_count(const po::variables_map& vm, const std::string& name);
+
+/// Where a dataset command writes: the file named as `input` in the folder `save_directory`.
+/// Throws rag::Error when that is `input` itself, which the output would replace.
+std::filesystem::path output_for(const std::filesystem::path& input, const std::string& save_directory);
 
 /// How a command prints its result: for people (text, the default on a terminal) or for
 /// programs (JSON, the default when stdout is not a terminal).

@@ -168,7 +168,7 @@ int search_dataset(const cli::Invocation& inv) {
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
   const std::filesystem::path dataset_path = (*vm)["dataset_path"].as<std::string>();
   const std::vector<Question> questions = load_questions(dataset_path);
-  const std::filesystem::path output = std::filesystem::path((*vm)["save_directory"].as<std::string>()) / dataset_path.filename();
+  const std::filesystem::path output = cli::output_for(dataset_path, (*vm)["save_directory"].as<std::string>());
   cli::LoadedPipeline loaded(*vm);
   const Index index(loaded.stages);
 

@@ -311,6 +311,19 @@ TEST_F(BadData, DatasetNotJson) {
                "nothing.json: file not found");
 }
 
+TEST_F(BadData, AnOutputThatWouldReplaceItsInputIsRefused) {
+  const std::string dataset = R"({"rag_questions": [{"question_id": "a", "question": "TCP port"}]})";
+  dir_.write("in/questions.json", dataset);
+  for (const std::string folder : {"in", "in/", "./in/../in"}) {
+    expect_error("search_dataset --dataset_path in/questions.json --save_directory " + folder + " --pipeline pipeline.yaml",
+                 "would replace it: choose another folder");
+    expect_error("answer_dataset --dataset_path in/questions.json --save_directory " + folder + " --pipeline pipeline.yaml",
+                 "would replace it: choose another folder");
+  }
+  EXPECT_EQ(testing::read_all(dir_ / "in/questions.json"), dataset);
+  expect_success("search_dataset --dataset_path in/questions.json --save_directory out --pipeline pipeline.yaml");
+}
+
 TEST_F(BadData, DatasetMissingFieldsAndWrongTypes) {
   expect_dataset_error(R"({"questions": []})", "expected a 'rag_questions' list");
   expect_dataset_error(R"({"rag_questions": {"a": 1}})", "'rag_questions' must be a list");
