@@ -21,6 +21,8 @@ namespace {
 using json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
+constexpr std::string_view kFormType = "application/x-www-form-urlencoded";
+
 // Set on the thread that answers a connection the queue had no room for: every request on it
 // gets 503 at once, so that a flood is refused quickly instead of piling up unboundedly.
 thread_local bool t_shedding = false;
@@ -244,6 +246,12 @@ HttpApi::HttpApi(httplib::Server& server, Service& service, Metrics& metrics, Re
       return httplib::Server::HandlerResponse::Unhandled;
     if (response.status == 404) {
       send_error(response, 404, "no route " + request.path + " (see docs/http-api.md)");
+    } else if (response.status == 413 && request.get_header_value("Content-Type").starts_with(kFormType)) {
+      // httplib caps form bodies at a size of its own, below ours (CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH).
+      send_error(response, 413, "a body sent as " + std::string(kFormType) + " (what curl -d sends without -H) is limited to " +
+                                    std::to_string(CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) +
+                                    " bytes: send the JSON with Content-Type: application/json (up to " +
+                                    std::to_string(max_body) + " bytes)");
     } else if (response.status == 413) {
       send_error(response, 413, "the body is larger than the limit of " + std::to_string(max_body) + " bytes");
     } else {

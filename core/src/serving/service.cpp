@@ -252,7 +252,7 @@ json Service::source(std::string_view name, std::optional<long long> chunk, cons
   std::size_t first_char = 0, last_char = 0;
   if (chunk) {
     if (*chunk < 0 || *chunk >= index.id_limit() || !index.is_live(static_cast<std::uint32_t>(*chunk)))
-      throw RequestError(404, "no chunk " + std::to_string(*chunk) + " in this index (ids go up to " +
+      throw RequestError(404, "no chunk " + std::to_string(*chunk) + " in this index (its ids are below " +
                                   std::to_string(index.id_limit()) + ")");
     const ChunkView c = index.chunk(static_cast<std::uint32_t>(*chunk));
     file_path = c.file_path;
