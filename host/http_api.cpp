@@ -2,7 +2,9 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <condition_variable>
 #include <ctime>
@@ -298,6 +300,17 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
     refuse(response, 415, "send the body uncompressed (no Content-Encoding)");
     return Handled::Handled;
   }
+  // A browser asks another origin's leave before a POST of JSON or a request with a token (a
+  // CORS preflight): what the route takes, and the headers it reads.
+  if (!cors_origin_.empty() && request.method == "OPTIONS")
+    for (const auto& [path, method] : routes())
+      if (path == request.path) {
+        response.status = 204;
+        response.set_header("Access-Control-Allow-Methods", method);
+        response.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept");
+        response.set_header("Access-Control-Max-Age", "600");
+        return Handled::Handled;
+      }
   // A route asked with another method is refused before its body is read.
   for (const auto& [path, method] : routes())
     if (path == request.path && method != request.method) {
@@ -308,8 +321,11 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
   const bool open = request.path == "/healthz" || (request.method == "GET" && is_page(request.path));
   if (!token_.empty() && !open) {
     const std::string header = request.get_header_value("Authorization");
-    const std::string_view prefix = "Bearer ";
-    const bool bearer = header.compare(0, prefix.size(), prefix) == 0;
+    // The scheme's name is case-insensitive (RFC 9110), the token is not.
+    const std::string_view prefix = "bearer ";
+    const bool bearer = header.size() >= prefix.size() &&
+                        std::equal(prefix.begin(), prefix.end(), header.begin(),
+                                   [](char p, char h) { return p == std::tolower(static_cast<unsigned char>(h)); });
     if (!bearer || !same_secret(std::string_view(header).substr(prefix.size()), token_)) {
       response.set_header("WWW-Authenticate", "Bearer");
       refuse(response, 401, bearer ? "the token is not the server's" : "this server wants Authorization: Bearer TOKEN");

@@ -277,6 +277,8 @@ TEST_F(ServeTest, TheTokenGuardsEveryRouteButHealth) {
   EXPECT_EQ(c.Get("/metrics")->status, 401);
   EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer wrong"}})->status, 401);
   EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer s3cret"}})->status, 200);
+  EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "bearer s3cret"}})->status, 200);  // any case of the scheme
+  EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer S3CRET"}})->status, 401);  // not of the token
   EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer s3cret2"}})->status, 401);
   EXPECT_THAT(server.log(), Not(HasSubstr("s3cret")));
   const testing::Outcome unset = rag("serve --pipeline pipeline.yaml --token-env RAG_TEST_UNSET_TOKEN");
@@ -460,6 +462,20 @@ TEST_F(ServeTest, CorsOnlyWhenAskedAndAWarningOffLoopbackWithoutAToken) {
   ServeProcess open(dir_.path(), "--pipeline pipeline.yaml --host 0.0.0.0 --cors https://example.org");
   httplib::Client c("127.0.0.1", open.port());
   EXPECT_EQ(c.Get("/healthz")->get_header_value("Access-Control-Allow-Origin"), "https://example.org");
+  // A browser's preflight before a POST of JSON: what the route takes and the headers it reads.
+  httplib::Request preflight;
+  preflight.method = "OPTIONS";
+  preflight.path = "/api/answer";
+  preflight.headers = {{"Origin", "https://example.org"}, {"Access-Control-Request-Method", "POST"},
+                       {"Access-Control-Request-Headers", "content-type"}};
+  const auto allowed = c.send(preflight);
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(allowed->status, 204);
+  EXPECT_EQ(allowed->get_header_value("Access-Control-Allow-Origin"), "https://example.org");
+  EXPECT_EQ(allowed->get_header_value("Access-Control-Allow-Methods"), "POST");
+  EXPECT_THAT(allowed->get_header_value("Access-Control-Allow-Headers"), HasSubstr("Content-Type"));
+  preflight.path = "/api/nothing";
+  EXPECT_EQ(c.send(preflight)->status, 404);
   EXPECT_THAT(open.log(), HasSubstr("without a token: anyone who reaches this address can use the server"));
 }
 
