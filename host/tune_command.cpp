@@ -157,18 +157,18 @@ int tune(const cli::Invocation& inv) {
   // The report: every configuration on all questions, then what the held-out folds say.
   const std::string metric = "recall@" + std::to_string(k);
   json report = {{"pipeline", loaded[0]->pipeline.label()}, {"metric", metric}, {"folds", data.folds}};
-  std::printf("%s on all questions (the choice is made on training folds only, below):\n\n  %-4s %-48s", metric.c_str(), "",
-              "configuration");
+  // The configuration last on its row, whole: its overrides are as long as their keys.
+  std::printf("%s on all questions (the choice is made on training folds only, below):\n\n  %-4s", metric.c_str(), "");
   for (const auto& file : dataset_files) std::printf(" %12.12s", std::filesystem::path(file).stem().string().c_str());
-  std::printf("\n");
+  std::printf("  configuration\n");
   for (std::size_t c = 0; c < configs.size(); ++c) {
-    std::printf("  %-4zu %-48.48s", c, describe(configs[c]).c_str());
+    std::printf("  %-4zu", c);
     json scores = json::array();
     for (std::size_t d = 0; d < datasets.size(); ++d) {
       std::printf(" %12.3f", mean_of(data.score[c][d]));
       scores.push_back(mean_of(data.score[c][d]));
     }
-    std::printf("\n");
+    std::printf("  %s\n", describe(configs[c]).c_str());
     report["configurations"].push_back({{"overrides", configs[c]}, {"all_questions", scores}});
   }
   std::printf("\nheld-out folds (%zu; questions about one file kept in one fold), mean ± standard deviation over folds:\n\n",

@@ -246,6 +246,7 @@ TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("configuration 3 of 3: retriever.options.k1=2 retriever.options.b=0.3"));
   EXPECT_THAT(r.out, HasSubstr("held-out folds (3; questions about one file kept in one fold)"));
+  EXPECT_THAT(r.out, HasSubstr("  retriever.options.k1=0.5 retriever.options.b=0.3\n"));  // whole, however long
   EXPECT_THAT(r.out, HasSubstr("chosen on all questions: "));
   const json report = json::parse(testing::read_all(dir_ / "tune.json"));
   EXPECT_EQ(report["configurations"].size(), 3u);
