@@ -67,7 +67,8 @@ int serve(const cli::Invocation& inv) {
     const std::string name = (*vm)["token-env"].as<std::string>();
     const char* value = std::getenv(name.c_str());
     if (value == nullptr || *value == '\0')
-      throw Error("the environment variable " + name + " (--token-env) is not set; export the token in it");
+      throw Error("the environment variable " + name + " (--token-env) is " + (value ? "empty" : "not set") +
+                  "; export the token in it");
     token = value;
   }
 

@@ -328,7 +328,9 @@ TEST_F(BadData, DatasetMissingFieldsAndWrongTypes) {
   expect_dataset_error(R"({"questions": []})", "expected a 'rag_questions' list");
   expect_dataset_error(R"({"rag_questions": {"a": 1}})", "'rag_questions' must be a list");
   expect_dataset_error(R"({"rag_questions": [{"question": "x"}]})", "question 1: 'question_id' is missing");
-  expect_dataset_error(R"({"rag_questions": [{"question_id": "a"}]})", "question 1: 'question_str' is missing");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a"}]})", "question 1 (a): 'question' is missing");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": null}]})", "question 1 (a): 'question' is missing");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "", "question": "x"}]})", "question 1: 'question_id' is empty");
   expect_dataset_error(R"({"rag_questions": [{"question_id": 5, "question": "x"}]})", "'question_id' must be a string");
   expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": ["x"]}]})", "'question' must be a string");
   expect_dataset_error(R"({"rag_questions": ["a"]})", "question 1: expected an object");

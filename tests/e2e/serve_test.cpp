@@ -284,6 +284,9 @@ TEST_F(ServeTest, TheTokenGuardsEveryRouteButHealth) {
   const testing::Outcome unset = rag("serve --pipeline pipeline.yaml --token-env RAG_TEST_UNSET_TOKEN");
   EXPECT_EQ(unset.status, 1);
   EXPECT_THAT(unset.err, HasSubstr("RAG_TEST_UNSET_TOKEN (--token-env) is not set"));
+  const testing::Outcome empty = rag("serve --pipeline pipeline.yaml --token-env RAG_TEST_EMPTY_TOKEN", "RAG_TEST_EMPTY_TOKEN=");
+  EXPECT_EQ(empty.status, 1);
+  EXPECT_THAT(empty.err, HasSubstr("RAG_TEST_EMPTY_TOKEN (--token-env) is empty"));
 }
 
 // Idle connections time out; past the workers and the waiting room, requests get 503 at once.

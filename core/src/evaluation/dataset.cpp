@@ -81,6 +81,8 @@ std::vector<Question> load_questions(const std::filesystem::path& file) {
     EntryReader r((*list)[i], file.string() + ": question " + std::to_string(i + 1));
     Question q;
     q.id = r.string("question_id");
+    if (q.id.empty()) throw Error(r.where() + ": 'question_id' is empty");
+    if (!r.has("question") && !r.has("question_str")) throw Error(r.where() + " (" + q.id + "): 'question' is missing");
     q.text = r.has("question") ? r.string("question") : r.string("question_str");
     if (q.text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error(r.where() + " (" + q.id + ") is empty");
     if (!ids.insert(q.id).second) throw Error(r.where() + ": duplicate question_id " + q.id);
