@@ -296,6 +296,16 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
     refuse(response, 411, "send the body with a Content-Length, not Transfer-Encoding");
     return Handled::Handled;
   }
+  // A body's length is told once: with none, httplib would wait for the body until its read
+  // timeout; with two (a request smuggled past a proxy), which one counts is a guess.
+  if (request.method == "POST" && !request.has_header("Content-Length")) {
+    refuse(response, 411, "send the body with a Content-Length");
+    return Handled::Handled;
+  }
+  if (request.get_header_value_count("Content-Length") > 1) {
+    refuse(response, 400, "one Content-Length header, not several");
+    return Handled::Handled;
+  }
   if (request.has_header("Content-Encoding")) {
     refuse(response, 415, "send the body uncompressed (no Content-Encoding)");
     return Handled::Handled;

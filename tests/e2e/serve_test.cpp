@@ -248,6 +248,13 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
       "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nabcd");
   EXPECT_EQ(status_of(gzipped), 415) << gzipped;
   EXPECT_EQ(status_of(raw_exchange(server.port(), "NONSENSE\r\n\r\n", std::chrono::milliseconds(500))), 400);
+  // A body's length told not at all, or twice: refused at once, not after the read timeout.
+  const auto unsized_start = std::chrono::steady_clock::now();
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /api/answer HTTP/1.1\r\nHost: x\r\n\r\n")), 411);
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                                                  "Content-Length: 30\r\n\r\n{}")),
+            400);
+  EXPECT_LT(std::chrono::steady_clock::now() - unsized_start, std::chrono::seconds(2));
   EXPECT_THAT(server.log(), Not(HasSubstr("terminate")));
 }
 
