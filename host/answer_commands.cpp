@@ -133,14 +133,19 @@ int answer(const cli::Invocation& inv) {
   cli::add_pipeline_options(options);
   cli::add_format_option(options);
   options.add_options()
-      ("query", cli::po::value<std::vector<std::string>>(), "the question (its words, quoted or not)")
+      ("query", cli::po::value<std::vector<std::string>>(), "the question (its words, quoted or not; - reads it from standard input)")
       ("k,k", cli::po::value<long long>()->default_value(10), "chunks retrieved for the context (1-100)");
   cli::po::positional_options_description positional;
   positional.add("query", -1);
   const auto vm = cli::parse(inv, "QUESTION... [-k N] [--pipeline NAME|FILE] [--set KEY=VALUE ...] [--format text|json]", options, positional);
   if (!vm) return 0;
   if (!vm->count("query")) throw Error("rag answer: no question given (rag answer \"your question\")");
-  const std::string query = cli::joined_words((*vm)["query"].as<std::vector<std::string>>());
+  std::string query = cli::joined_words((*vm)["query"].as<std::vector<std::string>>());
+  if (query == "-") {  // a whole message, as a chat bot passes it on: its lines are one question
+    std::ostringstream in;
+    in << std::cin.rdbuf();
+    query = in.str();
+  }
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag answer: the question is empty");
   if (!utf8::is_valid(query)) throw Error("rag answer: the question is not valid UTF-8");
   const std::size_t k = cli::read_k(*vm, 100);

@@ -134,6 +134,15 @@ TEST_F(OutputTest, QueriesTypedAsPeopleTypeThem) {
   EXPECT_EQ(rag("answer --pipeline pipeline.yaml -k 2 -- --quantization awq").status, 0);
 }
 
+TEST_F(OutputTest, AnAnswerTakesAWholeMessageFromStandardInput) {
+  dir_.write("message.txt", "Which flag loads\nAWQ quantized checkpoints?\n");
+  const Outcome r = rag("answer - --pipeline pipeline.yaml -k 3 < message.txt");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(json::parse(r.out)["query"].get<std::string>(), HasSubstr("AWQ quantized checkpoints"));
+  dir_.write("blank.txt", "\n \n");
+  expect_error("answer - --pipeline pipeline.yaml < blank.txt", "the question is empty");
+}
+
 TEST_F(OutputTest, QueriesFromStandardInputGiveAJsonObjectALine) {
   dir_.write("queries.txt", "TCP port number\n\nWhich flag loads AWQ checkpoints?\r\n");
   const Outcome r = rag("search - --pipeline pipeline.yaml -k 2 < queries.txt");
