@@ -224,6 +224,8 @@ int compare(const cli::Invocation& inv) {
   if (!vm->count("dataset")) throw Error("rag compare: give at least one --dataset (an answered dataset)");
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
   const std::size_t show = cli::read_count(*vm, "show");
+  for (const char* output : {"json", "markdown"})
+    if (vm->count(output)) check_folder_of((*vm)[output].as<std::string>());  // before the searches, not after
 
   const auto specs = (*vm)["pipeline"].as<std::vector<std::string>>();
   if (specs.size() > 26) throw Error("rag compare: at most 26 pipelines (A to Z)");

@@ -112,6 +112,8 @@ int tune(const cli::Invocation& inv) {
   std::vector<std::pair<std::string, std::vector<std::string>>> grid;
   for (const auto& g : (*vm)["grid"].as<std::vector<std::string>>()) grid.push_back(parse_grid(g));
   const std::vector<std::vector<std::string>> configs = configurations(grid);
+  for (const char* output : {"json", "output"})
+    if (vm->count(output)) check_folder_of((*vm)[output].as<std::string>());  // before the runs, not after
   // The pipeline with the --set overrides every configuration shares, checked before any work.
   const std::string name = vm->count("pipeline_name") ? (*vm)["pipeline_name"].as<std::string>()
                                                       : (vm->count("pipeline") ? (*vm)["pipeline"].as<std::string>() : "");

@@ -637,6 +637,13 @@ TEST_F(BadOutput, FilesGoOnlyIntoFoldersThatExist) {
       << "a --save_directory is made when missing";
   dir_.write("made/here/answered.json", testing::read_all(dir_ / "made/here/one.json"));
   expect_error("evaluate made/here/answered.json answered.json --per_question nowhere/q.json", "nowhere: no such folder");
+  // Said before the work, not after it: nothing is searched or indexed for a file that cannot be written.
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset answered.json "
+               "--json nowhere/c.json", "nowhere: no such folder");
+  expect_error("tune pipeline.yaml --dataset answered.json --grid retriever.options.k1=0.9 --json nowhere/t.json",
+               "nowhere: no such folder");
+  for (const auto& entry : fs::directory_iterator(dir_.path()))  // k1=0.9 would have had an index of its own
+    EXPECT_NE(entry.path().filename().string().rfind("index@", 0), 0u) << entry.path();
 }
 
 TEST_F(BadOutput, SaveDirectoryCannotBeWritten) {

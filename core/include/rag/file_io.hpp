@@ -40,6 +40,10 @@ class AtomicFile {
   std::size_t size_ = 0;
 };
 
+/// Throws rag::Error when the folder that would hold the file `path` is missing or not a folder:
+/// what AtomicFile says at the end of a long run, said before it (a mistyped folder is never made).
+void check_folder_of(const std::filesystem::path& path);
+
 /// Writes `content` to `path` through an AtomicFile.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 

@@ -44,13 +44,17 @@ void create_folder(const std::filesystem::path& folder) {
   if (ec) throw Error(folder.string() + ": cannot create folder (" + ec.message() + "); choose a folder you can write to");
 }
 
-AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
+void check_folder_of(const std::filesystem::path& path) {
   std::error_code ec;
-  const auto parent = path_.parent_path();
+  const auto parent = path.parent_path();
   // A mistyped folder is not made silently: the file would land where nobody looks.
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
     throw Error(parent.string() + (std::filesystem::exists(parent, ec) ? ": not a folder" : ": no such folder") +
-                "; create it first, or write " + path_.filename().string() + " elsewhere");
+                "; create it first, or write " + path.filename().string() + " elsewhere");
+}
+
+AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
+  check_folder_of(path_);
   std::random_device random;
   temporary_ = path_.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
   fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
