@@ -1,7 +1,10 @@
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <thread>
 
 #include "rag/binary_file.hpp"
 #include "rag/corpus.hpp"
@@ -172,6 +175,30 @@ TEST(FileIo, AtomicWriteReplacesWholeAndLeavesNoTemporaries) {
   EXPECT_EQ(files, 1u);
   EXPECT_THROW(write_file_atomically("/proc/no/such/place/out.json", "x"), Error);
   EXPECT_THROW(read_file(dir / "absent"), Error);
+}
+
+TEST(FileIo, ALinkIsFollowedAndAPipeWrittenIntoNeverReplaced) {
+  testing::TempDir dir;
+  write_file_atomically(dir / "real.json", "old");
+  std::filesystem::create_symlink(dir / "real.json", dir / "link.json");
+  write_file_atomically(dir / "link.json", "new");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  EXPECT_EQ(read_file(dir / "real.json"), "new");
+  // A pipe (as /dev/stdout may be): its reader gets the bytes, and it stays a pipe.
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(dir / "pipe", std::ios::binary);
+    got.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  write_file_atomically(dir / "pipe", "through the pipe");
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_TRUE(std::filesystem::is_fifo(dir / "pipe"));
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 3u);  // no temporary file left beside them
+  EXPECT_THROW(write_file_atomically(dir.path(), "x"), Error);  // a folder is not a file to write
 }
 
 TEST(ResultsFile, SaveWritesTheJsonOfResultsToJsonALineAQuestion) {

@@ -14,8 +14,10 @@ std::string read_file(const std::filesystem::path& path);
 
 /// A file written under a temporary name beside `path` and renamed over `path` by commit(), after
 /// it is flushed to disk: readers see the old file or the whole new one. Destroyed without
-/// commit(), it removes the temporary file. Throws rag::Error naming `path` on any failure (a full
-/// disk says so), and when the folder of `path` does not exist.
+/// commit(), it removes the temporary file. A symbolic link is followed (the file it names is
+/// written, the link stays), and what is not a regular file (a device, a pipe: /dev/stdout,
+/// /dev/null) is written into as it is, never replaced. Throws rag::Error naming `path` on any
+/// failure (a full disk says so), and when the folder of `path` does not exist.
 class AtomicFile {
  public:
   explicit AtomicFile(std::filesystem::path path);
@@ -34,7 +36,8 @@ class AtomicFile {
   [[noreturn]] void throw_write_error(int error) const;
 
   std::filesystem::path path_;
-  std::string temporary_;
+  std::string temporary_;     // empty when written in place (a device or a pipe)
+  std::string path_written_;  // what the temporary file is renamed to: path_, or the file its link names
   int fd_ = -1;
   std::string buffer_;
   std::size_t size_ = 0;

@@ -55,9 +55,24 @@ void check_folder_of(const std::filesystem::path& path) {
 
 AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
   check_folder_of(path_);
-  std::random_device random;
-  temporary_ = path_.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
-  fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // The file a link names is the one to write (its folder is where the temporary file goes).
+  std::error_code ec;
+  std::filesystem::path target = path_;
+  if (std::filesystem::is_symlink(path_, ec)) {
+    target = std::filesystem::weakly_canonical(path_, ec);
+    if (ec) throw Error(path_.string() + ": cannot follow the link (" + ec.message() + ")");
+    check_folder_of(target);
+  }
+  const std::filesystem::file_status status = std::filesystem::status(target, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    if (std::filesystem::is_directory(status)) throw Error(path_.string() + ": a folder; give a file name");
+    fd_ = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);  // a device or a pipe: written as it is
+  } else {
+    std::random_device random;
+    temporary_ = target.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+  path_written_ = temporary_.empty() ? std::string() : target.string();
   if (fd_ < 0)
     throw Error(path_.string() + ": cannot write (" + std::strerror(errno) + "); choose a folder you can write to");
 }
@@ -65,7 +80,7 @@ AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) {
     ::close(fd_);
-    ::unlink(temporary_.c_str());
+    if (!temporary_.empty()) ::unlink(temporary_.c_str());
   }
 }
 
@@ -97,9 +112,13 @@ void AtomicFile::flush() {
 
 void AtomicFile::commit() {
   flush();
+  if (temporary_.empty()) {  // a device or a pipe: nothing to sync or rename
+    if (::close(std::exchange(fd_, -1)) != 0) throw_write_error(errno);
+    return;
+  }
   if (::fsync(fd_) != 0) fail(errno);
   const int closed = ::close(std::exchange(fd_, -1));
-  if (closed != 0 || std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+  if (closed != 0 || std::rename(temporary_.c_str(), path_written_.c_str()) != 0) {
     const int error = errno;
     ::unlink(temporary_.c_str());
     throw_write_error(error);
@@ -108,7 +127,7 @@ void AtomicFile::commit() {
 
 void AtomicFile::fail(int error) {
   ::close(std::exchange(fd_, -1));
-  ::unlink(temporary_.c_str());
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
   throw_write_error(error);
 }
 
