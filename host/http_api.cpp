@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli.hpp"
 #include "page_assets.hpp"
 #include "rag/error.hpp"
 
@@ -110,7 +111,7 @@ bool is_page(const std::string& path) {
 
 void send_json(httplib::Response& response, int status, const json& body) {
   response.status = status;
-  response.set_content(body.dump(), "application/json");
+  response.set_content(json_text(body), "application/json");
 }
 
 void send_error(httplib::Response& response, int status, const std::string& message) {
@@ -427,7 +428,7 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
         const auto send = [&](std::string_view event, const json& data) {
           if (Clock::now() > deadline)
             throw StreamStopped{"the answer took longer than the server's request timeout (--request-timeout)"};
-          const std::string frame = "event: " + std::string(event) + "\ndata: " + data.dump() + "\n\n";
+          const std::string frame = "event: " + std::string(event) + "\ndata: " + json_text(data) + "\n\n";
           if (!sink.is_writable() || !sink.write(frame.data(), frame.size())) throw StreamStopped{};
         };
         try {

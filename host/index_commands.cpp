@@ -103,14 +103,13 @@ void export_chunks(const ChunkSource& chunks, const std::string& file) {
   std::size_t count = 0;
   chunks.for_each([&](std::uint32_t id, const ChunkView& c) {
     ++count;
-    lines += nlohmann::ordered_json{{"id", id},
-                                    {"file_path", c.file_path},
-                                    {"kind", c.kind},
-                                    {"section", c.section},
-                                    {"first_character_index", c.first_char},
-                                    {"last_character_index", c.last_char},
-                                    {"text", c.text}}
-                 .dump() +
+    lines += cli::json_text(nlohmann::ordered_json{{"id", id},
+                                                   {"file_path", c.file_path},
+                                                   {"kind", c.kind},
+                                                   {"section", c.section},
+                                                   {"first_character_index", c.first_char},
+                                                   {"last_character_index", c.last_char},
+                                                   {"text", c.text}}) +
              "\n";
   });
   write_file_atomically(file, lines);

@@ -543,6 +543,22 @@ TEST_F(BadSearch, IndexFromAnOlderFormat) {
   expect_error("search port --pipeline pipeline.yaml", "written in format 0, this program reads format 3; run `rag index --full`");
 }
 
+TEST_F(BadSearch, TextThatADamagedIndexHoldsShowsAsReplacementCharacters) {
+  // A byte of a chunk's text turned into one that is not UTF-8 (search reads the index in place,
+  // without its checksums): the output stays JSON, the byte shown as U+FFFD.
+  const std::string chunks = segment_file("chunks.bin");
+  std::string bytes = testing::read_all(dir_ / chunks);
+  const std::size_t at = bytes.find("AWQ keeps weights");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 1] = static_cast<char>(0xFF);
+  dir_.write(chunks, bytes);
+  const Outcome r = expect_success("search awq keeps weights --pipeline pipeline.yaml --k 3");
+  const json out = json::parse(r.out);
+  std::string texts;
+  for (const auto& c : out["retrieved_chunks"]) texts += c["text"].get<std::string>();
+  EXPECT_THAT(texts, HasSubstr("A\xEF\xBF\xBDQ keeps weights"));
+}
+
 TEST_F(BadSearch, DamagedManifest) {
   const std::string text = testing::read_all(dir_ / "index/manifest.json");
   dir_.write("index/manifest.json", text.substr(0, text.size() / 2));

@@ -28,7 +28,8 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
     results[i]["cited_sources"] = std::move(cited);
     results[i]["generation_ms"] = records[i].generation_ms;
   }
-  write_file_atomically(file, document.dump(2) + "\n");
+  // An answer quotes the index's text: bytes a damaged index holds that are not UTF-8 show as U+FFFD.
+  write_file_atomically(file, document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
