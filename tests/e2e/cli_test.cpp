@@ -260,6 +260,9 @@ TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
   expect_error("tune --dataset answered.json", "give the values to try (--grid KEY=V1,V2,...)");
   expect_error("tune --dataset answered.json --grid k1", "expected KEY=VALUE,VALUE,...");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1, --folds 2", "an empty value");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=1.2,1.2", "1.2 is given twice");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --grid retriever.options.k1=2",
+               "--grid retriever.options.k1 is given twice: give its values in one --grid");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --folds 1", "--folds must be between 2 and 20");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --folds 4", "cannot make 4 folds of 3 groups");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --output /tmp/elsewhere.yaml",
