@@ -123,7 +123,7 @@ int search(const cli::Invocation& inv) {
   cli::LoadedPipeline loaded(*vm);
   const Index index(loaded.stages);
   check_truth_files(truths, index);
-  if (k > index.chunk_count())
+  if (k > index.chunk_count() && !(*vm)["k"].defaulted())  // the default of 10 asks for nothing
     std::cerr << "warning: --k " << k << " is more than the " << index.chunk_count()
               << " chunks of the index; returning at most those\n";
 

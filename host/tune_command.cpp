@@ -1,9 +1,9 @@
 // `rag tune`: a pipeline's options chosen by cross-validation, with the figures held-out
 // questions get (see rag/cross_validation.hpp).
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>

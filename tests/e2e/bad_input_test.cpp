@@ -464,6 +464,12 @@ TEST_F(BadSearch, KAboveTheNumberOfChunksIsAWarning) {
   const auto hits = json::parse(r.out)["retrieved_chunks"].size();
   EXPECT_GT(hits, 0u);
   EXPECT_LT(hits, 1000u);
+  // Not for the default k, which nobody asked for: an index of one chunk is searched quietly.
+  dir_.write("tiny/a.txt", "The port number.\n");
+  dir_.write("tiny.yaml", "corpus:\n  root: tiny\nchunkers:\n  - {plugin: text, files: \"**\"}\nretriever:\n"
+                          "  plugin: bm25\nindex: tiny-index\n");
+  index("tiny.yaml");
+  EXPECT_THAT(expect_success("search port --pipeline tiny.yaml").err, Not(HasSubstr("is more than the")));
 }
 
 TEST_F(BadSearch, TruthSpansAreChecked) {
