@@ -209,6 +209,26 @@ TEST_F(Incremental, AKilledUpdateLeavesAWholeGeneration) {
   EXPECT_NE(chunks("updated"), before);
 }
 
+TEST_F(Incremental, AFilePassedOverStaysCountedWhenItChanges) {
+  // A binary file edited and still binary: an update records it again, as a full build does.
+  dir_.write("corpus/docs/a.md", "# Paged attention\n\nThe kernel reads the cache.\n");
+  dir_.write("corpus/data.bin", std::string("bin\0ary", 7));
+  ASSERT_EQ(rag("index --pipeline updated.yaml").status, 0);
+  dir_.write("corpus/data.bin", std::string("bin\0ary, longer", 15));
+  const Outcome updated = rag("index --pipeline updated.yaml");
+  ASSERT_EQ(updated.status, 0) << updated.err;
+  EXPECT_THAT(updated.err, HasSubstr("(1 files passed over"));
+  const Outcome again = rag("index --pipeline updated.yaml -v");
+  EXPECT_THAT(again.err, HasSubstr("is up to date"));
+  EXPECT_THAT(again.out + again.err, HasSubstr("data.bin"));  // -v lists it
+  ASSERT_EQ(rag("index --full --pipeline rebuilt.yaml").status, 0);
+  const auto skipped = [&](const char* index) {
+    return json::parse(testing::read_all(dir_ / index / "manifest.json"))["corpus"]["skipped"].get<int>();
+  };
+  EXPECT_EQ(skipped("index-updated"), skipped("index-rebuilt"));
+  EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
+}
+
 // `rag index --watch` follows edits, new files in new folders and removals, each searchable
 // within moments, and stops cleanly on SIGINT.
 TEST_F(Incremental, WatchFollowsTheCorpus) {

@@ -40,6 +40,11 @@ constexpr double kRemovedShare = 0.25;
 // size (kSegmentBytes of source), and merging them would cost memory for little search time.
 constexpr std::size_t kMaxMergeChunks = 1 << 15;
 
+// How `rag index -v` names a file the index records as passed over: its path and why.
+std::string passed_over(const SegmentStore::File& file) {
+  return std::string(file.relative_path) + ": " + std::string(file.note);
+}
+
 // Held while `rag index` writes an index folder: two writers of one folder would each delete the
 // other's segments as leftovers. The kernel drops the lock when the process dies, even by SIGKILL.
 class IndexLock {
@@ -313,6 +318,9 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
         report.chunks = old.value("chunks", std::size_t{0});
         report.segments = old.at("segments").size();
         report.notes = listing.notes;
+        for (const OpenSegment& s : segments)
+          for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
+            if (!s.file_removed(f) && !s.store->file(f).note.empty()) report.notes.push_back(passed_over(s.store->file(f)));
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
       }
@@ -397,8 +405,14 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
                 passed_over + "); check corpus.root and corpus.include in " + pipeline.label());
   }
 
-  // Segments with nothing left go; the others merge while the policy asks for it.
-  std::erase_if(segments, [](const OpenSegment& s) { return s.live_chunks == 0; });
+  // Segments with nothing left go (a segment of files passed over stays: it records them, so that
+  // they are counted and not read again); the others merge while the policy asks for it.
+  std::erase_if(segments, [](const OpenSegment& s) {
+    if (s.live_chunks > 0) return false;
+    for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
+      if (!s.file_removed(f)) return false;
+    return true;
+  });
   // A retriever that cannot leave removed chunks out of its statistics gets them written out now.
   const double removed_share = retriever->skips_removed() ? kRemovedShare : 0.0;
   for (std::vector<std::size_t> group; !(group = pick_merge(segments, removed_share)).empty();) {
@@ -439,7 +453,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
         ++report.files;
       } else {
         ++report.skipped;
-        report.notes.push_back(std::string(file.relative_path) + ": " + std::string(file.note));
+        report.notes.push_back(passed_over(file));
       }
     }
   }
