@@ -177,6 +177,19 @@ TEST_F(CrashSafety, KilledRebuildLeavesTheOldOrTheNewIndex) {
   EXPECT_NE(loaded_version(), version);
 }
 
+TEST_F(CrashSafety, AnUpdateWithNothingToDoAlsoRemovesWhatAKilledRunLeft) {
+  // What a killed run leaves (a segment no manifest names, a manifest being written): gone after
+  // the next `rag index`, even one that finds nothing changed.
+  ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
+  dir_.write("index/seg-999999/chunks.bin", "left by a killed run");
+  dir_.write("index/manifest.json.tmp-1-2", "{");
+  const Outcome r = rag("index --pipeline pipeline.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("is up to date"));
+  EXPECT_EQ(leftovers(), std::vector<std::string>{});
+  EXPECT_EQ(count_in_index("manifest.json.tmp-"), 0u);
+}
+
 TEST_F(CrashSafety, SearchesDuringARebuildSeeAWholeIndex) {
   char version = 'A';
   int searches = 0;

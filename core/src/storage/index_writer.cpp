@@ -321,6 +321,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
         for (const OpenSegment& s : segments)
           for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
             if (!s.file_removed(f) && !s.store->file(f).note.empty()) report.notes.push_back(passed_over(s.store->file(f)));
+        remove_unused(pipeline, old);  // what a killed run left goes now too, not at the next change
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
       }
