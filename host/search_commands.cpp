@@ -29,13 +29,18 @@ using cli::milliseconds_since;
 SourceSpan parse_truth(const std::string& text) {
   const auto last_colon = text.rfind(':');
   const auto first_colon = last_colon == std::string::npos ? std::string::npos : text.rfind(':', last_colon - 1);
+  // Digits only: std::stoul would read "-1" as the largest number.
+  const auto number = [](const std::string& digits) {
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument("number");
+    return std::stoul(digits);
+  };
   SourceSpan span;
   try {
     if (first_colon == std::string::npos || first_colon == 0) throw std::invalid_argument("format");
-    span = {text.substr(0, first_colon), std::stoul(text.substr(first_colon + 1, last_colon - first_colon - 1)),
-            std::stoul(text.substr(last_colon + 1))};
+    span = {text.substr(0, first_colon), number(text.substr(first_colon + 1, last_colon - first_colon - 1)),
+            number(text.substr(last_colon + 1))};
   } catch (const std::exception&) {
-    throw Error("--truth wants FILE:FIRST:LAST (code points), got '" + text + "'");
+    throw Error("--truth wants FILE:FIRST:LAST (code points, counted from 0), got '" + text + "'");
   }
   if (span.first >= span.last)
     throw Error("--truth " + text + ": the first character must come before the last (FILE:FIRST:LAST, end exclusive)");

@@ -331,6 +331,8 @@ TEST_F(BadData, DatasetMissingFieldsAndWrongTypes) {
   expect_dataset_error(R"({"rag_questions": [{"question_id": "a"}]})", "question 1 (a): 'question' is missing");
   expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": null}]})", "question 1 (a): 'question' is missing");
   expect_dataset_error(R"({"rag_questions": [{"question_id": "", "question": "x"}]})", "question 1: 'question_id' is empty");
+  expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": "x", "sources": [{"file_path": "",
+      "first_character_index": 0, "last_character_index": 5}]}]})", "question 1, source 1: 'file_path' is empty");
   expect_dataset_error(R"({"rag_questions": [{"question_id": 5, "question": "x"}]})", "'question_id' must be a string");
   expect_dataset_error(R"({"rag_questions": [{"question_id": "a", "question": ["x"]}]})", "'question' must be a string");
   expect_dataset_error(R"({"rag_questions": ["a"]})", "question 1: expected an object");
@@ -476,6 +478,9 @@ TEST_F(BadSearch, TruthSpansAreChecked) {
   expect_error("search port --truth repo/pkg/server.py:50:20 --pipeline pipeline.yaml",
                "--truth repo/pkg/server.py:50:20: the first character must come before the last");
   expect_error("search port --truth repo/pkg/server.py:5:5 --pipeline pipeline.yaml", "must come before the last");
+  for (const std::string span : {"-1:50", "0:+50", "0:", "a:5", "0:5x"})
+    expect_error("search port --truth 'repo/pkg/server.py:" + span + "' --pipeline pipeline.yaml",
+                 "--truth wants FILE:FIRST:LAST (code points, counted from 0), got 'repo/pkg/server.py:" + span + "'");
   // A path without the results' prefix matches nothing: said, with the file it may mean.
   const Outcome r = expect_success("search port --truth pkg/server.py:0:50 --pipeline pipeline.yaml",
                                    "warning: --truth names pkg/server.py, which matches no file of the index");

@@ -59,6 +59,7 @@ class EntryReader {
 SourceSpan read_span(const json& j, const std::string& where) {
   EntryReader r(j, where);
   SourceSpan s{r.string("file_path"), r.index("first_character_index"), r.index("last_character_index")};
+  if (s.file_path.empty()) throw Error(where + ": 'file_path' is empty");
   if (s.last < s.first) throw Error(where + ": last_character_index is before first_character_index");
   return s;
 }
