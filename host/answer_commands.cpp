@@ -184,7 +184,7 @@ int answer(const cli::Invocation& inv) {
   }
   const json out = answer_response(answered, pipeline.generator.plugin, loaded.stages.generator().describe(),
                                    index.strategy());
-  cli::print(cli::json_text(out, 2));
+  cli::print(json_text(out, 2));
   return 0;
 }
 

@@ -80,14 +80,6 @@ Format read_format(const po::variables_map& vm);
 /// indexed, naming them and the command that updates the index.
 void warn_changed(const Index& index, const Pipeline& pipeline, const std::vector<std::string>& files);
 
-/// `value` as JSON text (`indent` as nlohmann's dump() takes it). Bytes that are not UTF-8 (the
-/// text of a damaged index, which search does not verify) show as U+FFFD instead of failing the
-/// whole output.
-template <class Json>
-std::string json_text(const Json& value, int indent = -1) {
-  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
-}
-
 /// Milliseconds elapsed since `start`.
 double milliseconds_since(std::chrono::steady_clock::time_point start);
 

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "cli.hpp"
 #include "page_assets.hpp"
 #include "rag/error.hpp"
+#include "rag/responses.hpp"
 
 namespace rag::cli {
 namespace {

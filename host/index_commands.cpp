@@ -19,6 +19,7 @@
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/project.hpp"
+#include "rag/responses.hpp"
 
 namespace rag::commands {
 namespace fs = std::filesystem;
@@ -103,7 +104,7 @@ void export_chunks(const ChunkSource& chunks, const std::string& file) {
   std::size_t count = 0;
   chunks.for_each([&](std::uint32_t id, const ChunkView& c) {
     ++count;
-    lines += cli::json_text(nlohmann::ordered_json{{"id", id},
+    lines += json_text(nlohmann::ordered_json{{"id", id},
                                                    {"file_path", c.file_path},
                                                    {"kind", c.kind},
                                                    {"section", c.section},

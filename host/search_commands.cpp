@@ -142,7 +142,7 @@ int search(const cli::Invocation& inv) {
     std::vector<std::string> files;
     for (const Hit& h : hits) files.emplace_back(index.chunk(h.chunk).file_path);
     cli::warn_changed(index, loaded.pipeline, files);
-    if (format == cli::Format::json) cli::print(cli::json_text(result, from_input ? -1 : 2));
+    if (format == cli::Format::json) cli::print(json_text(result, from_input ? -1 : 2));
     else std::cout << results_text(index, text, hits, elapsed, result["metrics"]) << std::flush;
     return hits.empty();
   };

@@ -3,10 +3,10 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include "commands.hpp"
 #include "rag/cross_validation.hpp"
@@ -37,10 +37,10 @@ std::pair<std::string, std::vector<std::string>> parse_grid(const std::string& t
     if (c == ',' && depth == 0) values.emplace_back();
     else values.back() += c;
   }
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (values[i].empty()) throw Error("--grid " + text + ": an empty value");
-    if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) != values.begin() + static_cast<std::ptrdiff_t>(i))
-      throw Error("--grid " + text + ": " + values[i] + " is given twice");
+  std::set<std::string> seen;
+  for (const auto& v : values) {
+    if (v.empty()) throw Error("--grid " + text + ": an empty value");
+    if (!seen.insert(v).second) throw Error("--grid " + text + ": " + v + " is given twice");
   }
   return {text.substr(0, equals), values};
 }
@@ -114,11 +114,11 @@ int tune(const cli::Invocation& inv) {
   if (folds < 2 || folds > 20) throw Error("--folds must be between 2 and 20, got " + std::to_string(folds));
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
   std::vector<std::pair<std::string, std::vector<std::string>>> grid;
+  std::set<std::string> keys;
   for (const auto& g : (*vm)["grid"].as<std::vector<std::string>>()) {
     grid.push_back(parse_grid(g));
-    for (std::size_t i = 0; i + 1 < grid.size(); ++i)
-      if (grid[i].first == grid.back().first)
-        throw Error("--grid " + grid.back().first + " is given twice: give its values in one --grid (KEY=V1,V2,...)");
+    if (!keys.insert(grid.back().first).second)
+      throw Error("--grid " + grid.back().first + " is given twice: give its values in one --grid (KEY=V1,V2,...)");
   }
   const std::vector<std::vector<std::string>> configs = configurations(grid);
   for (const char* output : {"json", "output"})

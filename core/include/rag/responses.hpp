@@ -27,4 +27,12 @@ nlohmann::ordered_json evidence_json(const Evidence& evidence);
 nlohmann::ordered_json answer_response(const AnsweredQuestion& answered, const std::string& generator_plugin,
                                        const std::string& generator_description, const std::string& strategy);
 
+/// `value` as JSON text (`indent` as nlohmann's dump() takes it), for every output that quotes the
+/// index's text: bytes that are not UTF-8 (a damaged index, which search does not verify) show as
+/// U+FFFD instead of failing the whole output.
+template <class Json>
+std::string json_text(const Json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 }  // namespace rag

@@ -2,6 +2,7 @@
 
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
+#include "rag/responses.hpp"
 
 namespace rag {
 using json = nlohmann::ordered_json;
@@ -28,8 +29,7 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
     results[i]["cited_sources"] = std::move(cited);
     results[i]["generation_ms"] = records[i].generation_ms;
   }
-  // An answer quotes the index's text: bytes a damaged index holds that are not UTF-8 show as U+FFFD.
-  write_file_atomically(file, document.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  write_file_atomically(file, json_text(document, 2) + "\n");  // answers quote the index's text
 }
 
 std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
