@@ -54,6 +54,10 @@ const char* state_name(IndexState::Kind kind) {
   return "unknown";
 }
 
+// A damaged index fails the check, so that a script or a cron job notices; a missing or stale one
+// is a state to report, which the next `rag index` mends.
+int damaged_status(const IndexState& state) { return state.damaged ? 1 : 0; }
+
 }  // namespace
 
 int check(const cli::Invocation& inv) {
@@ -91,7 +95,7 @@ int check(const cli::Invocation& inv) {
                       {"stages", std::move(stages)},
                       {"index", std::move(index)}};
     cli::print(out.dump(2));
-    return 0;
+    return damaged_status(state);
   }
 
   std::cout << "pipeline " << p.name << (p.description.empty() ? "" : ": " + p.description) << "\n"
@@ -119,7 +123,7 @@ int check(const cli::Invocation& inv) {
     std::cout << ": " << state.why << " (`" << p.command("index") << " --full` rebuilds it)\n";
   else
     std::cout << ": " << state.why << " (`" << p.command("index") << "` brings it up to date)\n";
-  return 0;
+  return damaged_status(state);
 }
 
 }  // namespace rag::commands

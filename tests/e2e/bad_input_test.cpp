@@ -627,6 +627,7 @@ TEST_F(BadSearch, FlippedByteInEveryIndexFile) {
       EXPECT_TRUE(searched.status == 0 || (searched.status == 1 && searched.err.rfind("error: ", 0) == 0))
           << path << " at " << at << ": " << searched.status << " " << searched.err;
       const Outcome checked = rag("check --pipeline pipeline.yaml --format text");
+      EXPECT_EQ(checked.status, 1) << path << " at " << at;
       EXPECT_THAT(checked.out, HasSubstr("the index is damaged")) << path << " at " << at;
       EXPECT_THAT(checked.out, HasSubstr("--full` rebuilds it")) << path << " at " << at;
     }

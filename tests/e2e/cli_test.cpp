@@ -167,12 +167,16 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   bytes[bytes.size() / 2] ^= 0x01;
   dir_.write(chunks, bytes);
   const Outcome checked = rag("check --pipeline pipeline.yaml --format text");
-  EXPECT_EQ(checked.status, 0) << checked.err;
+  EXPECT_EQ(checked.status, 1) << checked.err;  // a script notices
   EXPECT_THAT(checked.out, HasSubstr("fails its checksum"));
   EXPECT_THAT(checked.out, HasSubstr("(`rag index --pipeline pipeline.yaml --full` rebuilds it)"));
-  EXPECT_EQ(json::parse(rag("check --pipeline pipeline.yaml --format json").out)["index"]["damaged"], true);
+  const Outcome checked_json = rag("check --pipeline pipeline.yaml --format json");
+  EXPECT_EQ(checked_json.status, 1);
+  EXPECT_EQ(json::parse(checked_json.out)["index"]["damaged"], true);
   expect_success("index --full --pipeline pipeline.yaml");
-  EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out, HasSubstr(": current ("));
+  const Outcome mended = rag("check --pipeline pipeline.yaml --format text");
+  EXPECT_EQ(mended.status, 0) << mended.err;
+  EXPECT_THAT(mended.out, HasSubstr(": current ("));
   json old = json::parse(testing::read_all(dir_ / "index/manifest.json"));
   old["format"] = 0;
   dir_.write("index/manifest.json", old.dump());
