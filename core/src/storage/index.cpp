@@ -56,11 +56,10 @@ namespace {
 CorpusSnapshot snapshot_of(const std::vector<OpenSegment>& segments) {
   CorpusSnapshot snapshot;
   for (const OpenSegment& s : segments)
-    for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
-      if (!s.file_removed(f)) {
-        const SegmentStore::File file = s.store->file(f);
-        snapshot.files.push_back({std::string(file.relative_path), file.size, file.modified, file.digest});
-      }
+    for (const std::uint32_t f : s.live_files()) {
+      const SegmentStore::File file = s.store->file(f);
+      snapshot.files.push_back({std::string(file.relative_path), file.size, file.modified, file.digest});
+    }
   std::sort(snapshot.files.begin(), snapshot.files.end(),
             [](const auto& a, const auto& b) { return a.relative_path < b.relative_path; });
   return snapshot;

@@ -51,6 +51,13 @@ std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
   return "";
 }
 
+std::vector<std::uint32_t> OpenSegment::live_files() const {
+  std::vector<std::uint32_t> live;
+  for (std::uint32_t f = 0; f < store->file_count(); ++f)
+    if (!file_removed(f)) live.push_back(f);
+  return live;
+}
+
 void OpenSegment::remove_file(std::uint32_t f, bool count_kinds) {
   if (file_removed(f)) return;
   removed_files.resize(std::max(removed_files.size(), store->file_count() / 64 + 1), 0);

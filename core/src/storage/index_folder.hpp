@@ -45,6 +45,8 @@ struct OpenSegment {
   std::map<std::string, std::size_t, std::less<>> kinds;         ///< chunks not removed, by kind
 
   bool file_removed(std::uint32_t f) const { return f / 64 < removed_files.size() && (removed_files[f / 64] >> (f % 64) & 1U); }
+  /// The numbers of the store's files not removed, in order.
+  std::vector<std::uint32_t> live_files() const;
   /// Marks file `f` removed, and its chunks; their kinds are counted out of `kinds` (which reads
   /// their records: not done for removals the manifest already counted).
   void remove_file(std::uint32_t f, bool count_kinds = true);

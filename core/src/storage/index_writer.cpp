@@ -123,8 +123,7 @@ class GenerationWriter {
     std::vector<StoredFile> files;
     for (const OpenSegment* s : sources) {
       s->store->verify();  // read whole anyway: damage stops here, not in the new segment
-      for (std::uint32_t f = 0; f < s->store->file_count(); ++f) {
-        if (s->file_removed(f)) continue;
+      for (const std::uint32_t f : s->live_files()) {
         const SegmentStore::File file = s->store->file(f);
         StoredFile stored{std::string(file.name), static_cast<std::uint32_t>(file.name.size() - file.relative_path.size()),
                           file.size, file.modified, file.digest, std::string(file.note), s->store->file_text(f), {}};
@@ -319,8 +318,8 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
         report.segments = old.at("segments").size();
         report.notes = listing.notes;
         for (const OpenSegment& s : segments)
-          for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
-            if (!s.file_removed(f) && !s.store->file(f).note.empty()) report.notes.push_back(passed_over(s.store->file(f)));
+          for (const std::uint32_t f : s.live_files())
+            if (!s.store->file(f).note.empty()) report.notes.push_back(passed_over(s.store->file(f)));
         remove_unused(pipeline, old);  // what a killed run left goes now too, not at the next change
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
@@ -346,8 +345,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   // records of files no longer listed, or indexed again, are removed.
   std::map<std::string_view, std::pair<std::size_t, std::uint32_t>> recorded;
   for (std::size_t s = 0; s < segments.size(); ++s)
-    for (std::uint32_t f = 0; f < segments[s].store->file_count(); ++f)
-      if (!segments[s].file_removed(f)) recorded[segments[s].store->file(f).relative_path] = {s, f};
+    for (const std::uint32_t f : segments[s].live_files()) recorded[segments[s].store->file(f).relative_path] = {s, f};
   std::vector<const CorpusEntry*> to_index;
   std::set<std::string> lost_files;  // segments that lost files in this run
   for (const CorpusEntry& entry : listing.files) {
@@ -396,9 +394,8 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     // Name the files passed over: "no chunks" alone would hide that everything was binary or too large.
     std::vector<std::string> notes = listing.notes;
     for (const OpenSegment& s : segments)
-      for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
-        if (!s.file_removed(f))
-          notes.push_back(std::string(s.store->file(f).relative_path) + ": " + std::string(s.store->file(f).note));
+      for (const std::uint32_t f : s.live_files())
+        notes.push_back(std::string(s.store->file(f).relative_path) + ": " + std::string(s.store->file(f).note));
     std::string passed_over;
     if (!notes.empty()) passed_over = ", " + std::to_string(notes.size()) + " passed over, e.g. " + notes.front();
     throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" +
@@ -408,12 +405,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
 
   // Segments with nothing left go (a segment of files passed over stays: it records them, so that
   // they are counted and not read again); the others merge while the policy asks for it.
-  std::erase_if(segments, [](const OpenSegment& s) {
-    if (s.live_chunks > 0) return false;
-    for (std::uint32_t f = 0; f < s.store->file_count(); ++f)
-      if (!s.file_removed(f)) return false;
-    return true;
-  });
+  std::erase_if(segments, [](const OpenSegment& s) { return s.live_chunks == 0 && s.live_files().empty(); });
   // A retriever that cannot leave removed chunks out of its statistics gets them written out now.
   const double removed_share = retriever->skips_removed() ? kRemovedShare : 0.0;
   for (std::vector<std::size_t> group; !(group = pick_merge(segments, removed_share)).empty();) {
@@ -447,8 +439,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
       if (it->is_regular_file() && it->path().filename().string().rfind("removed-", 0) != 0) list(it->path());
     segment_list.push_back(std::move(entry));
     report.chunks += s.live_chunks;
-    for (std::uint32_t f = 0; f < s.store->file_count(); ++f) {
-      if (s.file_removed(f)) continue;
+    for (const std::uint32_t f : s.live_files()) {
       const SegmentStore::File file = s.store->file(f);
       if (file.note.empty()) {
         ++report.files;
