@@ -51,7 +51,11 @@ TEST(Analyzer, StemsAndDropsStopwordsButKeepsCompounds) {
   AnalyzerConfig c;  // english stemmer and stopwords
   EXPECT_THAT(Analyzer(c).analyze("How does the server handle running requests?"),
               ElementsAre("server", "handl", "run", "request"));
-  EXPECT_THAT(Analyzer(c).analyze("is_running"), ElementsAre("run", "is_running"));
+  EXPECT_THAT(Analyzer(c).analyze("is_running"), ElementsAre("run", "is_run"));
+  // A compound is stemmed as a word is, so that one typed whole in lower case meets it.
+  EXPECT_THAT(Analyzer(c).analyze("PagedAttention"), ElementsAre("page", "attent", "pagedattent"));
+  EXPECT_THAT(Analyzer(c).analyze("pagedattention"), ElementsAre("pagedattent"));
+  EXPECT_THAT(Analyzer(c).analyze("LLMEngine llmengine"), ElementsAre("llm", "engin", "llmengin", "llmengin"));
   // Words met again come from the thread's cache, stopwords included: the same terms.
   const Analyzer a(c);
   for (int round = 0; round < 3; ++round)

@@ -33,8 +33,9 @@ namespace rag {
 /// Bumped when the layout of the index folder or of its files changes, or what the chunkers or
 /// the analyzers make of a text (2: Unicode letters, punctuation and CJK pairs; 3: line numbers,
 /// the corpus snapshot; 4: segments read in place; 5: pieces under min_chunk_size absorbed; 6:
-/// inverted indexes count the path and section fields apart, for BM25F).
-inline constexpr int kIndexFormat = 6;
+/// inverted indexes count the path and section fields apart, for BM25F; 7: compounds stemmed as
+/// other words are, so that "pagedattention" typed in lower case meets `PagedAttention`).
+inline constexpr int kIndexFormat = 7;
 
 struct IndexOptions {
   bool full = false;  ///< rebuild from scratch even when the index could be updated

@@ -241,11 +241,11 @@ void Analyzer::add_word(std::string_view word, Stemming* stemming, std::vector<s
       ++segment_parts;
       add_term(part, stemming, terms);
     });
-    if (config_.keep_compound && segment_parts > 1 && segment.size() < word.size()) terms.push_back(normalise(segment));
+    if (config_.keep_compound && segment_parts > 1 && segment.size() < word.size()) add_term(segment, stemming, terms);
     parts += segment_parts;
     segment_begin = i + 1;
   }
-  if (config_.keep_compound && parts > 1) terms.push_back(normalise(word));
+  if (config_.keep_compound && parts > 1) add_term(word, stemming, terms);
 }
 
 std::vector<std::pair<std::string, std::uint32_t>> count_terms(std::vector<std::string> terms) {
