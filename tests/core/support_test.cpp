@@ -70,7 +70,11 @@ TEST(StatedText, MarkdownKeepsProseAndDropsTheLiteralsOfFencedCode) {
   EXPECT_THAT(stated, HasSubstr("The capital of the project is its docs."));
   // A passage cut inside a code block: its first fence closes the block.
   const std::string cut = stated_text(evidence("text", "\"capital of France\"\n```\nProse about France.", true));
-  EXPECT_EQ(cut, "\"\"\nProse about France.\n");
+  EXPECT_EQ(cut, "Prose about France.\n");
+  // Cut inside a string, the first line would read the data outside the quotes: it states nothing.
+  const std::string mid_string = stated_text(evidence(
+      "markdown", "of France?\", \"answers\": [\"The capital of France is Paris.\"]}\n{\"id\": 2}\n```\nProse.", true));
+  EXPECT_EQ(mid_string, "{\"\": 2}\nProse.\n");
 }
 
 TEST(StatedText, CppKeepsCommentsAndDropsStrings) {

@@ -74,7 +74,9 @@ std::string stated_text(const Evidence& evidence) {
   std::string block;
   bool code = evidence.starts_in_code;
   const std::string_view text = evidence.text;
-  for (std::size_t begin = 0; begin <= text.size();) {
+  // A passage cut inside a block may begin inside a string, and its first line would read the
+  // quotes the wrong way round (the data outside them): that line states nothing.
+  for (std::size_t begin = code ? std::min(text.find('\n'), text.size()) + 1 : 0; begin <= text.size();) {
     std::size_t end = text.find('\n', begin);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = text.substr(begin, end - begin);
