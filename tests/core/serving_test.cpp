@@ -60,6 +60,36 @@ TEST(ChatMessages, CodeBlocksAreNeverCutOpen) {
   EXPECT_GE(long_line.size(), 4u);
 }
 
+TEST(ChatMessages, AnIntroductionGoesWithItsCodeAndLendsItsSources) {
+  const std::string intro = "In `Use the custom-built vLLM Docker image` [2]:";
+  const std::string code = "```bash\ndocker run --gpus all -p 8000:8000 vllm/vllm-openai --model m\n```";
+  const std::string answer = "Build the image first; it takes a while on a laptop [1].\n\n" + intro + "\n\n" + code;
+  const auto parts = split_for_chat(answer, 160);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].text, "Build the image first; it takes a while on a laptop [1].");
+  EXPECT_EQ(parts[1].text, intro + "\n\n" + code);  // not the introduction alone, the code bare after it
+  EXPECT_THAT(parts[1].sources, ElementsAre(2));
+  // A block cut in several messages: each part cites the source its introduction cited.
+  std::string lines = "```bash\n";
+  for (int i = 0; i < 12; ++i) lines += "vllm serve model-" + std::to_string(i) + "\n";
+  const auto cut = split_for_chat("Run these [3]:\n\n" + lines + "```", 80);
+  ASSERT_GE(cut.size(), 3u);
+  for (const auto& p : cut) EXPECT_THAT(p.sources, ElementsAre(3)) << p.text;
+}
+
+TEST(ChatMessages, TableRowsComeUnderTheirHeader) {
+  std::string table = "| Feature | Status |\n| --- | --- |";
+  for (int i = 0; i < 8; ++i) table += "\n| feature number " + std::to_string(i) + " | optimized |";
+  const auto parts = split_for_chat("Features [4]:\n\n" + table, 120);
+  ASSERT_GE(parts.size(), 3u);
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    EXPECT_THAT(parts[i].text, ::testing::StartsWith("| Feature | Status |\n| --- | --- |\n| feature number ")) << i;
+    EXPECT_LE(utf8::count_code_points(parts[i].text), 120u);
+    EXPECT_THAT(parts[i].sources, ElementsAre(4));
+  }
+  EXPECT_THAT(parts[0].text, ::testing::StartsWith("Features [4]:\n\n| Feature | Status |"));
+}
+
 TEST(Metrics, PrometheusTextHasCountersHistogramsAndGauges) {
   Metrics m;
   m.count_request("/api/search", 200, 0.0004);

@@ -101,28 +101,91 @@ std::vector<std::string> cut_code(const Block& block, std::size_t max_chars) {
   return pieces;
 }
 
+// A Markdown table: a header row, then its delimiter row (| --- |).
+bool is_table(const Block& block) {
+  if (block.code || !block.text.starts_with('|')) return false;
+  const std::size_t second = block.text.find('\n');
+  if (second == std::string::npos) return false;
+  const std::string_view delimiter = std::string_view(block.text).substr(second + 1, block.text.find('\n', second + 1) - second - 1);
+  return delimiter.starts_with('|') && delimiter.find('-') != std::string_view::npos &&
+         delimiter.find_first_not_of("|-: ") == std::string_view::npos;
+}
+
+// A table longer than `max_chars` cut at rows, each piece under the header and delimiter rows
+// (a row is read by its column names); what does not fit under them is cut as text.
+std::vector<std::string> cut_table(const Block& block, std::size_t max_chars) {
+  const std::size_t head_end = block.text.find('\n', block.text.find('\n') + 1);
+  if (head_end == std::string::npos) return cut_text(block.text, max_chars);
+  const std::string head = block.text.substr(0, head_end);
+  if (2 * length(head) + 1 > max_chars) return cut_text(block.text, max_chars);
+  std::vector<std::string> pieces;
+  std::string rows;
+  const auto close = [&] {
+    if (!rows.empty()) pieces.push_back(head + "\n" + rows);
+    rows.clear();
+  };
+  for (std::size_t begin = head_end + 1; begin <= block.text.size();) {
+    std::size_t end = block.text.find('\n', begin);
+    if (end == std::string::npos) end = block.text.size();
+    const std::string_view row = std::string_view(block.text).substr(begin, end - begin);
+    begin = end + 1;
+    if (!rows.empty() && length(head) + 1 + length(rows) + 1 + length(row) > max_chars) close();
+    if (length(head) + 1 + length(row) > max_chars) {
+      for (auto& piece : cut_text(std::string(row), max_chars)) pieces.push_back(std::move(piece));
+      continue;
+    }
+    rows.append(rows.empty() ? "" : "\n").append(row);
+  }
+  close();
+  return pieces;
+}
+
+// A piece of a message: a paragraph, or a code block or table (or a part of one), with the
+// sources it cites or, for code and tables, those of the paragraph that introduces them.
+struct Piece {
+  std::string text;
+  std::vector<int> sources;
+  bool introduces = false;  ///< a paragraph ending with ':' before code or a table: goes with it
+};
+
 }  // namespace
 
 std::vector<ChatMessagePart> split_for_chat(std::string_view answer, std::size_t max_chars) {
   if (max_chars < 40) throw Error("messages of fewer than 40 characters cannot hold an answer");
-  std::vector<std::string> pieces;  // each within max_chars
-  for (const Block& block : blocks_of(answer)) {
+  const std::vector<Block> blocks = blocks_of(answer);
+  std::vector<Piece> pieces;  // each within max_chars
+  std::vector<int> introduced;  // the sources of the paragraph before, when it introduces this block
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const Block& block = blocks[b];
+    const bool shown = block.code || is_table(block);  // code or a table: read under its introduction
     const std::string whole = block.code ? block.fence + "\n" + block.text + "\n```" : block.text;
-    if (length(whole) <= max_chars) pieces.push_back(whole);
-    else
-      for (auto& piece : block.code ? cut_code(block, max_chars) : cut_text(block.text, max_chars))
-        pieces.push_back(std::move(piece));
+    std::vector<std::string> cut;
+    if (length(whole) <= max_chars) cut.push_back(whole);
+    else cut = block.code ? cut_code(block, max_chars) : is_table(block) ? cut_table(block, max_chars) : cut_text(block.text, max_chars);
+    const bool introduces = !shown && block.text.ends_with(':') && b + 1 < blocks.size() &&
+                            (blocks[b + 1].code || is_table(blocks[b + 1]));
+    for (std::size_t c = 0; c < cut.size(); ++c) {
+      std::vector<int> sources = cited_numbers(cut[c]);
+      if (sources.empty() && shown) sources = introduced;
+      pieces.push_back({std::move(cut[c]), std::move(sources), introduces && c + 1 == cut.size()});
+    }
+    introduced = introduces ? cited_numbers(block.text) : std::vector<int>();
   }
   std::vector<ChatMessagePart> parts;
-  std::string text;
+  ChatMessagePart part;
   const auto send = [&] {
-    if (text.empty()) return;
-    parts.push_back({text, cited_numbers(text)});
-    text.clear();
+    if (!part.text.empty()) parts.push_back(std::move(part));
+    part = {};
   };
-  for (const auto& piece : pieces) {
-    if (!text.empty() && length(text) + 2 + length(piece) > max_chars) send();
-    text.append(text.empty() ? "" : "\n\n").append(piece);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    // An introduction starts a message with what it introduces when the two fit in one.
+    std::size_t need = length(pieces[i].text);
+    if (pieces[i].introduces && i + 1 < pieces.size() && need + 2 + length(pieces[i + 1].text) <= max_chars)
+      need += 2 + length(pieces[i + 1].text);
+    if (!part.text.empty() && length(part.text) + 2 + need > max_chars) send();
+    part.text.append(part.text.empty() ? "" : "\n\n").append(pieces[i].text);
+    for (const int source : pieces[i].sources)
+      if (std::find(part.sources.begin(), part.sources.end(), source) == part.sources.end()) part.sources.push_back(source);
   }
   send();
   return parts;
