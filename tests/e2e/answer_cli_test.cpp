@@ -124,6 +124,20 @@ def describe_cache(CacheConfig):
     return str(CacheConfig)
 )");
   dir_.write("repo/tests/test_cache.py", "def test_swap():\n    swap_space: float = 8\n    assert swap_space\n");
+  // A documented field with no static default, and a method whose parameter has one.
+  dir_.write("repo/pkg/runner.py", R"(class Runner:
+    def _dummy_run(self,
+                   max_num_seqs: int = 1) -> None:
+        """A dummy run of max_num_seqs sequences: max_num_seqs requests of max_num_seqs tokens."""
+        return max_num_seqs
+)");
+  dir_.write("repo/pkg/scheduler.py", R"(@dataclass
+class SchedulerConfig:
+    max_num_seqs: int = None
+    """Maximum number of sequences per step; no static default: set from the usage context
+    (the engine's arguments choose it for a server, another for offline inference, and the
+    number of blocks of the cache bounds it in either case; see the engine's documentation)."""
+)");
   dir_.write("repo/pkg/block_allocator.py", "def take(free):\n    \"\"\"Takes a free block.\"\"\"\n    return free.pop()\n");
   dir_.write("repo/pkg/engine.py", "def step(blocks):\n    \"\"\"The block allocator gives blocks; the allocator of "
                                    "blocks is asked for a block.\"\"\"\n    return blocks\n");
@@ -141,6 +155,9 @@ def describe_cache(CacheConfig):
   const json fallback = first_source("What is the default swap_space?");
   EXPECT_EQ(fallback["sources"][0]["file_path"], "repo/pkg/cache.py");
   EXPECT_THAT(fallback["answer"].get<std::string>(), HasSubstr("swap_space: float = 4"));
+  const json documented = first_source("What is the default value of max_num_seqs?");
+  EXPECT_EQ(documented["sources"][0]["file_path"], "repo/pkg/scheduler.py");
+  EXPECT_THAT(documented["answer"].get<std::string>(), HasSubstr("no static default"));
   const json meaning = first_source("What does swap_space mean?");
   EXPECT_THAT(meaning["answer"].get<std::string>(), HasSubstr("CPU swap space per GPU"));
   // Search itself is not changed: the uses rank first there.

@@ -54,7 +54,8 @@ bool declares(std::string_view text, std::string_view name, bool top = false) {
 
 // How a line of `code` gives `name` a value at its start: 3 for a field with a type and a literal
 // value (`name: int = 4`, a dataclass field or a parameter), 2 with another value, 1 for an
-// assignment (`name = 4`), one more with a docstring under it, 0 for none. A keyword argument (`name=4`, no space before '=') passes a value, it does not define one.
+// assignment (`name = 4`), two more with a docstring under it (a documented field with no static
+// default, `= None`, says more than a parameter's `= 1`), 0 for none. A keyword argument (`name=4`, no space before '=') passes a value, it does not define one.
 int gives_value(std::string_view code, std::string_view name) {
   int best = 0;
   for (std::size_t begin = 0; begin < code.size();) {
@@ -79,10 +80,14 @@ int gives_value(std::string_view code, std::string_view name) {
                                             std::string_view("\"'-[({").find(value[0]) != std::string_view::npos ||
                                             value.starts_with("True") || value.starts_with("False"));
     // A field documented by the string under it (a dataclass's attribute docstring) is the
-    // definition users read.
+    // definition users read. A parameter's line (ending with ',' or closing the signature) is
+    // not a field: the string under a signature documents the function.
+    std::string_view statement = value.substr(0, value.find(" #"));
+    statement.remove_suffix(statement.size() - std::min(statement.find_last_not_of(" \t\r") + 1, statement.size()));
+    const bool parameter = statement.ends_with(',') || (statement.ends_with(':') && statement.find(')') != std::string_view::npos);
     std::string_view next = code.substr(std::min(begin, code.size()));
     next.remove_prefix(std::min(next.find_first_not_of(" \t"), next.size()));
-    const int documented = next.starts_with("\"\"\"") || next.starts_with("'''") ? 1 : 0;
+    const int documented = !parameter && (next.starts_with("\"\"\"") || next.starts_with("'''")) ? 2 : 0;
     if (rest.substr(0, 1) == ":" && rest.substr(0, 2) != "::") best = std::max(best, (literal ? 3 : 2) + documented);
     else if (rest.substr(0, 1) == "=" && spaces > 0) best = std::max(best, 1 + documented);
   }
