@@ -398,9 +398,15 @@ void HttpApi::route(httplib::Server& server) {
 }
 
 void HttpApi::answer(const httplib::Request& request, httplib::Response& response) {
-  const json body = json::parse(request.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object())
-    throw RequestError(400, "the body must be a JSON object: {\"question\": \"...\", \"k\": 10, \"pipeline\": \"...\"}");
+  static constexpr std::string_view kShape = "{\"question\": \"...\", \"k\": 10, \"pipeline\": \"...\"}";
+  json body;
+  try {
+    body = json::parse(request.body);
+  } catch (const json::exception& e) {  // where and what, in nlohmann's words ("[json.exception.parse_error.101] ...")
+    const std::string what = e.what();
+    throw RequestError(400, "the body is not valid JSON (" + what.substr(what.find(']') + 2) + "); send " + std::string(kShape));
+  }
+  if (!body.is_object()) throw RequestError(400, "the body must be a JSON object: " + std::string(kShape));
   const std::string question = body_field<std::string>(body, "question").value_or("");
   const std::string pipeline = body_field<std::string>(body, "pipeline").value_or("");
   const long long k = body_field<long long>(body, "k").value_or(10);

@@ -222,7 +222,11 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   expect(c.Get("/api/search?q=port&k=ten"), 400, "k must be a whole number");
   expect(c.Get("/api/search?q=" + std::string(5000, 'a')), 400, "the limit is 4096");
   expect(c.Get("/api/search?q=port&pipeline=nope"), 404, "no pipeline named 'nope'");
-  expect(c.Post("/api/answer", "{not json", "application/json"), 400, "must be a JSON object");
+  // What is wrong with the JSON, and where.
+  expect(c.Post("/api/answer", "{not json", "application/json"), 400, "the body is not valid JSON (parse error at line 1, column 3");
+  expect(c.Post("/api/answer", R"({"question": "port"} {})", "application/json"), 400, "expected end of input");
+  expect(c.Post("/api/answer", R"({"question": "\ud800"})", "application/json"), 400, "surrogate");
+  expect(c.Post("/api/answer", R"(["port"])", "application/json"), 400, "must be a JSON object");
   expect(c.Post("/api/answer", R"({"k": 3})", "application/json"), 400, "question is missing");
   expect(c.Post("/api/answer", R"({"question": 5})", "application/json"), 400, "question must be a string");
   expect(c.Post("/api/answer", R"({"question": "port", "max_message_chars": 10})", "application/json"), 400,
