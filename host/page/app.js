@@ -125,12 +125,36 @@ function appendInline(parent, text, run) {
 
 // Renders Markdown-like answer text: ``` fences (closed even while the stream has not closed
 // them yet), paragraphs at blank lines, inline code and citations. Never HTML from the text.
+// A Markdown table: a header row, then its delimiter row (| --- | :-: |).
+function isTable(lines) {
+  return lines.length >= 2 && lines[0].trim().startsWith('|') && /^\s*\|[\s|:-]*-[\s|:-]*$/.test(lines[1]);
+}
+
+function cells(line) {
+  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+}
+
+function table(lines, run) {
+  const node = element('table');
+  const head = element('tr');
+  for (const c of cells(lines[0])) appendInline(head.appendChild(element('th')), c, run);
+  node.append(element('thead'), element('tbody'));
+  node.tHead.append(head);
+  for (const line of lines.slice(2)) {
+    const row = element('tr');
+    for (const c of cells(line)) appendInline(row.appendChild(element('td')), c, run);
+    node.tBodies[0].append(row);
+  }
+  return node;
+}
+
 function renderAnswer(container, text, run) {
   container.replaceChildren();
   let paragraph = [];
   let code = null;
   const flush = () => {
-    if (paragraph.length) {
+    if (isTable(paragraph)) container.append(table(paragraph, run));
+    else if (paragraph.length) {
       const p = element('p');
       appendInline(p, paragraph.join('\n'), run);
       container.append(p);
@@ -225,13 +249,12 @@ class Run {
     throw new ApiError('the server closed the answer before it was done', 0);
   }
 
-  // A declined answer is said so above it, and its sources are titled as the closest found.
+  // A declined answer says so itself, in the question's language; its sources are titled as the
+  // closest found.
   showAnswered(answered) {
+    this.answered = answered;
     this.node.classList.toggle('declined', !answered);
-    if (!answered) {
-      this.answer.prepend(element('p', 'declined-note', 'The sources do not answer this.'));
-      this.node.querySelector('.sources-title').textContent = `Closest sources (${this.sources.length}), none cited`;
-    }
+    if (!answered) this.node.querySelector('.sources-title').textContent = `Closest sources (${this.sources.length}), none cited`;
   }
 
   showSources(data) {
@@ -454,7 +477,8 @@ async function ask(query) {
   });
   if (failures.some((f) => f.reason.name === 'AbortError')) setStatus('Stopped.');
   else if (failures.length) setStatus(`Error: ${failures[0].reason.message}`, true);
-  else setStatus(runs.length === 2 ? 'Both answers are in.' : 'Answered.');
+  else if (runs.length === 2) setStatus('Both answers are in.');
+  else setStatus(runs[0].answered ? 'Answered.' : 'Declined: the sources do not answer this.');
 }
 
 function applyAddress() {

@@ -204,12 +204,39 @@ check('a question the sources do not answer is said so, its closest sources list
   await waitForAnswer(page);
   const expected = await answerOf(server, question, 'bm25');
   assert.equal(expected.answered, false);
-  assert.equal(await page.locator('#run-a .declined-note').textContent(), 'The sources do not answer this.');
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'Declined: the sources do not answer this.');
   assert.match(await page.locator('#run-a .sources-title').textContent(), /^Closest sources \(\d+\), none cited$/);
   assert.equal(await page.locator('#run-a .source').count(), expected.sources.length);
   assert.equal(await page.locator('#answer-a a.cite').count(), 0);
-  assert.match(await page.locator('#answer-a').innerText(), /The sources do not answer this question\./);
+  const said = (await page.locator('#answer-a').innerText()).match(/The sources do not answer this/g);
+  assert.equal(said.length, 1, 'said once, by the answer itself');
   await page.screenshot({ path: path.join(options.out, 'desktop-declined.png'), fullPage: true });
+  await page.close();
+});
+
+check('the page loads without a failed request or a console error', async () => {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`); });
+  await page.goto(server.url);
+  await page.locator('#pipeline option').first().waitFor({ state: 'attached' });
+  await page.waitForLoadState('networkidle');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+check('a table in an answer is shown as a table, under its header', async () => {
+  const page = await context.newPage();
+  const question = 'Which backend supports prefix caching?';
+  await page.goto(`${server.url}/?q=${encodeURIComponent(question)}&pipeline=bm25`);
+  await waitForAnswer(page);
+  assert.match((await answerOf(server, question, 'bm25')).answer, /\| Prefix caching \| no \| yes \|/);
+  const table = page.locator('#answer-a table');
+  assert.equal(await table.count(), 1);
+  assert.deepEqual(await table.locator('th').allTextContents(), ['Feature', 'CPU backend', 'GPU backend']);
+  assert.deepEqual(await table.locator('tbody tr').first().locator('td').allTextContents(), ['Prefix caching', 'no', 'yes']);
+  assert.equal(await page.locator('#answer-a p', { hasText: '| Feature |' }).count(), 0);
   await page.close();
 });
 
@@ -298,6 +325,15 @@ check('a generator that fails and a server that is gone are said so, in words', 
 async function main() {
   fs.mkdirSync(options.out, { recursive: true });
   fs.cpSync(path.join(options.fixtures, 'repo'), path.join(work, 'repo'), { recursive: true });
+  fs.writeFileSync(path.join(work, 'repo', 'features.md'), `# Feature support
+
+Which features each backend supports:
+
+| Feature | CPU backend | GPU backend |
+| --- | --- | --- |
+| Prefix caching | no | yes |
+| Speculative decoding | no | yes |
+`);
   const pipeline = (retriever) => `name: ${retriever}
 corpus:
   root: repo
