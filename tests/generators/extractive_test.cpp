@@ -96,6 +96,20 @@ vllm serve model \
   EXPECT_TRUE(units[0].code == false && units[0].ends_with_colon == false);
 }
 
+// A shell script is read as text: a command continued by backslashes is code, its lines kept
+// (joined into one line, its backslashes no longer continue anything).
+TEST(ExtractiveUnits, ACommandContinuedByBackslashesIsCodeOutsideFencesToo) {
+  const auto units = ExtractiveGenerator::split_units(source(1, "text", R"(# Start the producer.
+CUDA_VISIBLE_DEVICES=0 vllm serve $MODEL \
+    --port 8100 \
+    --max-model-len 100 &
+
+wait_for_server 8100
+)"), 0);
+  EXPECT_THAT(texts(units), ::testing::ElementsAre("code: CUDA_VISIBLE_DEVICES=0 vllm serve $MODEL \\\n    --port 8100 \\\n    --max-model-len 100 &",
+                                                   "wait_for_server 8100"));
+}
+
 TEST(ExtractiveGenerator, QuotesTheSentenceThatCoversTheQuestionAndCitesIt) {
   auto generator = make();
   const GenerationRequest r = ask("Which flag loads AWQ quantized checkpoints?",

@@ -265,6 +265,10 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
     }
     if (!fence.empty()) {
       if (!t.empty()) w.code(line);
+    } else if (w.in_statement() || t.ends_with(" \\")) {
+      // A command continued by backslashes (a shell script's) is code: its lines stay lines.
+      if (t.empty()) w.flush();
+      else w.code(line);
     } else if (t.empty() || t[0] == '#' || t.substr(0, 3) == "!!!" || t.substr(0, 3) == "???" ||
                t.substr(0, 4) == "<!--" || is_markup(t)) {
       w.flush();  // headings, admonition titles, comments and markup are labels, not answers
