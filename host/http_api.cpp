@@ -126,7 +126,7 @@ void refuse(httplib::Response& response, int status, const std::string& message)
   t_request.fields["error"] = message;
   response.status = status;
   response.set_header("Connection", "close");
-  const auto body = std::make_shared<const std::string>(json{{"error", message}}.dump());
+  const auto body = std::make_shared<const std::string>(json_text(json{{"error", message}}));
   response.set_content_provider(body->size(), "application/json",
                                 [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
                                   sink.write(body->data() + offset, length);
@@ -195,7 +195,7 @@ void RequestLog::write(const std::string& line) {
   *out_ << line << std::endl;
 }
 
-void RequestLog::note(const std::string& text) { write(json{{"time", utc_now()}, {"note", text}}.dump()); }
+void RequestLog::note(const std::string& text) { write(json_text(json{{"time", utc_now()}, {"note", text}})); }
 
 // --- HttpApi -----------------------------------------------------------------------------------
 
@@ -291,6 +291,24 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
     refuse(response, 503, "too many requests at once; try again in a second");
     return Handled::Handled;
   }
+  // A browser asks another origin's leave before a POST of JSON or a request with a token (a
+  // CORS preflight): what the route takes, and the headers it reads.
+  if (!cors_origin_.empty() && request.method == "OPTIONS")
+    for (const auto& [path, method] : routes())
+      if (path == request.path) {
+        response.status = 204;
+        response.set_header("Access-Control-Allow-Methods", method);
+        response.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept");
+        response.set_header("Access-Control-Max-Age", "600");
+        return Handled::Handled;
+      }
+  // A route asked with another method is refused before its body is read or looked at.
+  for (const auto& [path, method] : routes())
+    if (path == request.path && method != request.method) {
+      response.set_header("Allow", method);
+      refuse(response, 405, request.path + " takes " + method + ", not " + request.method);
+      return Handled::Handled;
+    }
   // Bodies are taken only whole and plain: httplib checks its size limit against Content-Length
   // alone, and would inflate a compressed body past it.
   if (request.has_header("Transfer-Encoding")) {
@@ -311,24 +329,20 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
     refuse(response, 415, "send the body uncompressed (no Content-Encoding)");
     return Handled::Handled;
   }
-  // A browser asks another origin's leave before a POST of JSON or a request with a token (a
-  // CORS preflight): what the route takes, and the headers it reads.
-  if (!cors_origin_.empty() && request.method == "OPTIONS")
-    for (const auto& [path, method] : routes())
-      if (path == request.path) {
-        response.status = 204;
-        response.set_header("Access-Control-Allow-Methods", method);
-        response.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept");
-        response.set_header("Access-Control-Max-Age", "600");
-        return Handled::Handled;
-      }
-  // A route asked with another method is refused before its body is read.
-  for (const auto& [path, method] : routes())
-    if (path == request.path && method != request.method) {
-      response.set_header("Allow", method);
-      refuse(response, 405, request.path + " takes " + method + ", not " + request.method);
+  // Told apart before the body is read: httplib would read a length it does not take ("-5" is
+  // 2^64 - 5 to it) until its read timeout, and then refuse it as too large.
+  if (request.has_header("Content-Length")) {
+    const std::string length = request.get_header_value("Content-Length");
+    if (length.empty() || length.find_first_not_of("0123456789") != std::string::npos) {
+      refuse(response, 400, "Content-Length must be a number of bytes, not '" + length.substr(0, 40) + "'");
       return Handled::Handled;
     }
+    const std::string digits = length.substr(std::min(length.find_first_not_of('0'), length.size()));
+    if (digits.size() > 18 || std::stoull(digits.empty() ? "0" : digits) > limits_.max_body_bytes) {
+      refuse(response, 413, "the body is larger than the limit of " + std::to_string(limits_.max_body_bytes) + " bytes");
+      return Handled::Handled;
+    }
+  }
   const bool open = request.path == "/healthz" || (request.method == "GET" && is_page(request.path));
   if (!token_.empty() && !open) {
     const std::string header = request.get_header_value("Authorization");
@@ -356,7 +370,7 @@ void HttpApi::after(const httplib::Request& request, const httplib::Response& re
   json line = {{"time", utc_now()}, {"id", t_request.id}, {"method", request.method}, {"route", route},
                {"status", response.status}, {"ms", seconds * 1000}};
   line.update(t_request.fields);
-  log_.write(line.dump());
+  log_.write(json_text(line));
   t_request = {};
 }
 
@@ -453,11 +467,11 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
             return false;
           }
           t_request.fields["error"] = stopped.why;
-          const std::string frame = "event: error\ndata: " + json{{"error", stopped.why}}.dump() + "\n\n";
+          const std::string frame = "event: error\ndata: " + json_text(json{{"error", stopped.why}}) + "\n\n";
           sink.write(frame.data(), frame.size());
         } catch (const Error& e) {
           t_request.fields["error"] = e.what();
-          const std::string frame = "event: error\ndata: " + json{{"error", e.what()}}.dump() + "\n\n";
+          const std::string frame = "event: error\ndata: " + json_text(json{{"error", e.what()}}) + "\n\n";
           sink.write(frame.data(), frame.size());
         }
         sink.done();

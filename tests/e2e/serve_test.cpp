@@ -258,7 +258,17 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
                                                   "Content-Length: 30\r\n\r\n{}")),
             400);
+  // A length that is not a number, or over the limit, and a wrong method with no body.
+  const std::string negative = raw_exchange(server.port(), "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n");
+  EXPECT_EQ(status_of(negative), 400) << negative;
+  EXPECT_THAT(negative, HasSubstr("Content-Length must be a number of bytes, not '-5'"));
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n")), 413);
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /healthz HTTP/1.1\r\nHost: x\r\n\r\n")), 405);
   EXPECT_LT(std::chrono::steady_clock::now() - unsized_start, std::chrono::seconds(2));
+  // Bytes that are not UTF-8 in a path or a header are written out (response, request log) as U+FFFD.
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n")), 404);
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Length: \xff\r\n\r\n")), 400);
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")), 200) << server.log();
   EXPECT_THAT(server.log(), Not(HasSubstr("terminate")));
 }
 
