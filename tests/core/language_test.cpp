@@ -19,6 +19,8 @@ TEST(DetectLanguage, CodeInTheQuestionDoesNotSwayIt) {
   EXPECT_EQ(detect_language("Quelle est la valeur par défaut de max_model_len dans LLMEngine ?"), "fr");
   EXPECT_EQ(detect_language("Что делает функция get_kv_cache_spec в GPUModelRunner?"), "ru");
   EXPECT_EQ(detect_language("max_model_len 参数的默认值是什么"), "zh");
+  EXPECT_EQ(detect_language("什么是PagedAttention?"), "zh");  // a Han character is about a word
+  EXPECT_EQ(detect_language("What does the 模型 field of ModelConfig hold?"), "en");
   EXPECT_EQ(detect_language("What does das_ist_gut return in la.le.les?"), "en");
 }
 

@@ -100,7 +100,7 @@ char32_t to_lower(char32_t c) {
 }  // namespace
 
 std::string_view detect_language(std::string_view text) {
-  std::size_t latin = 0, cyrillic = 0, han = 0;
+  std::size_t latin = 0, latin_words = 0, cyrillic = 0, han = 0;
   std::array<double, 4> votes{};
   const auto& languages = latin_languages();
   // Words vote for the languages whose function words they are; identifiers (with digits, '_',
@@ -108,6 +108,7 @@ std::string_view detect_language(std::string_view text) {
   std::string word;
   bool identifier = false;
   auto end_word = [&] {
+    if (!word.empty()) ++latin_words;
     if (!identifier)
       for (std::size_t l = 0; l < languages.size(); ++l)
         for (const std::string_view w : languages[l].function_words)
@@ -133,8 +134,9 @@ std::string_view detect_language(std::string_view text) {
     }
   }
   end_word();
-  // A Han character or a Cyrillic word says more than the Latin identifiers around it.
-  if (han * 3 > latin) return "zh";
+  // A Han character or a Cyrillic word says more than the Latin identifiers around it; a Han
+  // character is about a word ("什么是PagedAttention?": three against one).
+  if (han > latin_words) return "zh";
   if (cyrillic * 2 > latin) return "ru";
   std::size_t best = 0;  // English wins ties: it is what the corpus is written in
   for (std::size_t l = 1; l < languages.size(); ++l)
