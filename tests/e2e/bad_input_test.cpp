@@ -110,6 +110,14 @@ TEST_F(BadInput, UnreadableFileIsPassedOverWithANote) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("note: secret.md: skipped, "));
   EXPECT_THAT(r.err, HasSubstr("Permission denied"));
+  // Still unreadable, it is not read again at every update.
+  EXPECT_THAT(rag("index --pipeline pipeline.yaml", unprivileged()).err, HasSubstr("up to date"));
+  // Made readable, it is read at the next update: a chmod changes neither its size nor its time.
+  fs::permissions(dir_ / "repo/secret.md", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const Outcome again = rag("index --pipeline pipeline.yaml -v", unprivileged());
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_THAT(again.err, Not(HasSubstr("secret.md: skipped")));
+  EXPECT_THAT(rag("search 'nothing to see' --k 1 --pipeline pipeline.yaml").out, HasSubstr("repo/secret.md"));
 }
 
 TEST_F(BadInput, SymlinkLoopIsNotFollowed) {

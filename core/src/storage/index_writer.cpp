@@ -234,6 +234,24 @@ std::vector<StoredFile> chunk_files(const PipelineStages& stages, std::span<cons
   return files;
 }
 
+// Whether a file that could not be read (recorded with no digest) can be now: a chmod changes
+// neither its size nor its time.
+bool can_open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+bool unreadable_now_readable(const Pipeline& pipeline, const std::vector<OpenSegment>& segments) {
+  for (const OpenSegment& s : segments)
+    for (const std::uint32_t f : s.live_files())
+      if (const SegmentStore::File file = s.store->file(f);
+          file.digest == 0 && can_open((pipeline.corpus_dir / std::string(file.relative_path)).string()))
+        return true;
+  return false;
+}
+
 // Removes what no generation needs: segments the manifest does not name (older generations,
 // runs that were killed), removal files it no longer names, and older layouts. A reader that
 // still has some of them open keeps them until it closes them.
@@ -311,7 +329,8 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
           throw Error("the index is damaged (" + f.at("path").get<std::string>() + ")");
       }
       segments = open_segments(pipeline, old);  // damage found now, not by the next search
-      if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint) {  // nothing listed changed
+      if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
+          !unreadable_now_readable(pipeline, segments)) {
         report.files = old.at("corpus").value("files", std::size_t{0});
         report.skipped = old.at("corpus").value("skipped", std::size_t{0});
         report.chunks = old.value("chunks", std::size_t{0});
@@ -357,7 +376,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     }
     const auto [s, f] = it->second;
     const SegmentStore::File file = segments[s].store->file(f);
-    if (file.size != entry.size || file.modified != entry.modified) {
+    if (file.size != entry.size || file.modified != entry.modified || (file.digest == 0 && can_open(entry.path))) {
       to_index.push_back(&entry);
       ++report.changed;
       segments[s].remove_file(f);
