@@ -120,6 +120,15 @@ TEST_F(BadInput, UnreadableFileIsPassedOverWithANote) {
   EXPECT_THAT(rag("search 'nothing to see' --k 1 --pipeline pipeline.yaml").out, HasSubstr("repo/secret.md"));
 }
 
+// An index kept inside its corpus (a corpus that is the whole repository) is not read as corpus.
+TEST_F(BadInput, AnIndexInsideTheCorpusIsNotIndexed) {
+  write_variant("p.yaml", "index: index", "index: repo/.rag/");
+  expect_success("index --pipeline p.yaml", "indexed 3 files");
+  expect_success("index --pipeline p.yaml", "up to date");
+  EXPECT_THAT(rag("check --pipeline p.yaml --format text").out, HasSubstr(": current ("));
+  EXPECT_THAT(rag("search 'chunks files segments manifest' --k 50 --pipeline p.yaml").out, Not(HasSubstr(".rag")));
+}
+
 TEST_F(BadInput, SymlinkLoopIsNotFollowed) {
   fs::create_directory_symlink("..", dir_ / "repo/pkg/loop");
   fs::create_symlink("self", dir_ / "repo/self");  // a link to itself

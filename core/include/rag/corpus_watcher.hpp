@@ -31,6 +31,8 @@ class CorpusWatcher {
   std::size_t folders() const { return folders_.size(); }
 
  private:
+  /// Whether `path` is below one of the ignored folders.
+  bool ignored(const std::filesystem::path& path) const;
   void watch_tree(const std::filesystem::path& folder);
   /// Reads the pending events; true when one of them is a change of the corpus.
   bool read_events();

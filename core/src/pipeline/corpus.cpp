@@ -31,7 +31,7 @@ using Folder = std::unique_ptr<DIR, int (*)(DIR*)>;
 // Symbolic links to folders are not followed (so link loops are harmless); links to files are
 // taken as the files.
 void list_folder(int fd, const std::string& prefix, const std::string& root, const Pipeline& pipeline,
-                 CorpusListing& listing) {
+                 const std::string& index_folder, CorpusListing& listing) {
   const Folder folder(::fdopendir(fd), ::closedir);
   if (!folder) {
     ::close(fd);
@@ -56,8 +56,9 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
       type = S_ISREG(status.st_mode) ? DT_REG : S_ISDIR(status.st_mode) && !link ? DT_DIR : DT_UNKNOWN;
     }
     if (type == DT_DIR) {
+      if (relative == index_folder) continue;  // the index inside the corpus would index itself
       const int child = ::openat(fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (child >= 0) list_folder(child, relative + "/", root, pipeline, listing);
+      if (child >= 0) list_folder(child, relative + "/", root, pipeline, index_folder, listing);
       else if (errno != EACCES && errno != EPERM)
         listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;
@@ -103,8 +104,12 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
     throw Error("cannot read corpus folder " + display_path(root) + ": " +
                 std::error_code(errno, std::generic_category()).message());
 
+  // The index folder's path below the corpus folder, if it is there ("" if not).
+  const fs::path inside = pipeline.index_dir.lexically_normal().lexically_relative(root.lexically_normal());
+  std::string index_folder = inside.empty() || *inside.begin() == ".." ? "" : inside.generic_string();
+  while (index_folder.ends_with('/')) index_folder.pop_back();
   CorpusListing listing;
-  list_folder(fd, "", (root / "").native(), pipeline, listing);
+  list_folder(fd, "", (root / "").native(), pipeline, index_folder, listing);
   std::sort(listing.files.begin(), listing.files.end(),
             [](const auto& a, const auto& b) { return a.relative_path < b.relative_path; });
   Digest digest;

@@ -37,13 +37,14 @@ CorpusWatcher::CorpusWatcher(fs::path root, std::vector<fs::path> ignored)
 
 CorpusWatcher::~CorpusWatcher() { ::close(fd_); }
 
+bool CorpusWatcher::ignored(const fs::path& path) const {
+  return std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) {
+    const auto [end, _] = std::mismatch(i.begin(), i.end(), path.begin(), path.end());
+    return end == i.end();
+  });
+}
+
 void CorpusWatcher::watch_tree(const fs::path& folder) {
-  const auto ignored = [&](const fs::path& p) {
-    return std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) {
-      const auto [end, _] = std::mismatch(i.begin(), i.end(), p.begin(), p.end());
-      return end == i.end();
-    });
-  };
   std::vector<fs::path> pending = {folder};
   while (!pending.empty()) {
     const fs::path current = pending.back();
@@ -87,11 +88,7 @@ bool CorpusWatcher::read_events() {
         continue;
       }
       const fs::path path = e->len ? folder->second / e->name : folder->second;
-      if (std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) {
-            const auto [end, _] = std::mismatch(i.begin(), i.end(), path.begin(), path.end());
-            return end == i.end();
-          }))
-        continue;
+      if (ignored(path)) continue;
       if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) watch_tree(path);
       changed = true;
     }
