@@ -38,14 +38,14 @@ void report_index(const IndexReport& report, const Pipeline& pipeline, bool verb
   } else if (report.full) {
     if (report.why_full != "no index yet" && report.why_full.rfind("asked for", 0) != 0)
       std::cerr << "note: building from scratch: " << report.why_full << "\n";
-    std::cerr << "indexed " << report.files << " files into " << report.chunks << " chunks in " << report.seconds
+    std::cerr << "indexed " << plural(report.files, "file") << " into " << plural(report.chunks, "chunk") << " in " << report.seconds
               << " s -> " << display_path(pipeline.index_dir);
   } else {
     std::cerr << "updated " << display_path(pipeline.index_dir) << " in " << report.seconds << " s: " << report.changed
               << " changed, " << report.added << " added, " << report.removed << " removed"
               << (report.merged ? ", " + plural(report.merged, "segment") + " merged" : "") << " -> " << holds;
   }
-  if (report.skipped) std::cerr << " (" << report.skipped << " files passed over" << (verbose ? "" : "; -v lists them") << ")";
+  if (report.skipped) std::cerr << " (" << plural(report.skipped, "file") << " passed over" << (verbose ? "" : "; -v lists them") << ")";
   std::cerr << std::endl;
 }
 
@@ -67,12 +67,19 @@ int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbos
   report_index(build_index(stages), pipeline, verbose);
   std::cerr << "watching " << display_path(pipeline.corpus_dir) << " (" << watcher.folders()
             << " folders) for changes; Ctrl-C stops" << std::endl;
-  while (watcher.wait_for_changes(std::chrono::milliseconds(150), std::chrono::milliseconds(600), stop_fd) ==
-         CorpusWatcher::Wait::changed) {
+  // An update that finds another writer at work is tried again every half second until it runs.
+  bool busy = false;
+  while (watcher.wait_for_changes(std::chrono::milliseconds(150), std::chrono::milliseconds(600), stop_fd,
+                                  std::chrono::milliseconds(busy ? 500 : 0)) != CorpusWatcher::Wait::stopped) {
     try {
       report_index(build_index(stages), pipeline, verbose);
+      busy = false;
+    } catch (const IndexBusy& e) {
+      if (!busy) std::cerr << "note: " << e.what() << "; trying again when it is done" << std::endl;
+      busy = true;
     } catch (const Error& e) {
       std::cerr << "error: " << e.what() << "; still watching" << std::endl;
+      busy = false;
     }
   }
   ::close(stop_fd);

@@ -20,13 +20,14 @@ class CorpusWatcher {
   CorpusWatcher(const CorpusWatcher&) = delete;
   CorpusWatcher& operator=(const CorpusWatcher&) = delete;
 
-  enum class Wait { changed, stopped };
+  enum class Wait { changed, stopped, idle };
   /// Waits for a change below the root, then for the changes that follow it to settle: returns
   /// once nothing more has happened for `quiet`, or `longest` after the first change, so that an
   /// editor's save (a temporary file, a rename) or a `git checkout` is taken as one batch.
-  /// Returns `stopped` as soon as `stop_fd` becomes readable (a signalfd, say). Throws rag::Error
-  /// when the root itself goes away.
-  Wait wait_for_changes(std::chrono::milliseconds quiet, std::chrono::milliseconds longest, int stop_fd);
+  /// Returns `stopped` as soon as `stop_fd` becomes readable (a signalfd, say), and `idle` when
+  /// `idle_after` (if not 0) passes with no change. Throws rag::Error when the root itself goes away.
+  Wait wait_for_changes(std::chrono::milliseconds quiet, std::chrono::milliseconds longest, int stop_fd,
+                        std::chrono::milliseconds idle_after = std::chrono::milliseconds(0));
 
   std::size_t folders() const { return folders_.size(); }
 

@@ -56,12 +56,19 @@ struct IndexReport {
   std::vector<std::string> notes;  ///< why files were passed over
 };
 
+/// Thrown by build_index when another process is writing the index folder: worth trying again
+/// once it is done.
+class BOOST_SYMBOL_VISIBLE IndexBusy : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Brings the index of the stages' pipeline up to date with its corpus: chunks the files that
 /// changed with the pipeline's chunkers, in parallel, adds them as a new segment, marks what they
 /// replace removed, merges segments, and commits a new generation. Builds from scratch when
 /// there is no usable index, when asked, or when the retriever cannot update an index. Throws
-/// rag::Error when the corpus is missing or gives no chunks, a chunker fails, or on I/O failure;
-/// the previous generation stays usable.
+/// rag::Error when the corpus is missing or gives no chunks, a chunker fails, or on I/O failure
+/// (IndexBusy when another process writes the index); the previous generation stays usable.
 IndexReport build_index(PipelineStages& stages, IndexOptions options = {});
 
 /// Chunks one file with the pipeline's chunkers (what `index` does for each file).

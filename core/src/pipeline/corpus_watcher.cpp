@@ -97,10 +97,16 @@ bool CorpusWatcher::read_events() {
 }
 
 CorpusWatcher::Wait CorpusWatcher::wait_for_changes(std::chrono::milliseconds quiet, std::chrono::milliseconds longest,
-                                                    int stop_fd) {
+                                                    int stop_fd, std::chrono::milliseconds idle_after) {
   std::optional<Clock::time_point> first, last;
+  const auto idle_at = Clock::now() + idle_after;
   for (;;) {
     int timeout = -1;
+    if (!first && idle_after.count() > 0) {
+      const auto now = Clock::now();
+      if (now >= idle_at) return Wait::idle;
+      timeout = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(idle_at - now).count()) + 1;
+    }
     if (first) {
       const auto now = Clock::now();
       const auto until = std::min(*last + quiet, *first + longest);

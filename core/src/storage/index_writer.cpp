@@ -58,7 +58,7 @@ class IndexLock {
     if (fd_ < 0) throw Error(file.string() + ": cannot open (" + std::strerror(errno) + ")");
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd_);
-      throw Error("another `rag index` is writing " + display_path(index_dir) + " right now; wait for it to finish and run again");
+      throw IndexBusy("another `rag index` is writing " + display_path(index_dir) + " right now; wait for it to finish and run again");
     }
   }
   ~IndexLock() { ::close(fd_); }
