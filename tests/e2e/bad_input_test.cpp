@@ -603,6 +603,18 @@ TEST_F(BadSearch, DamagedManifest) {
   manifest["files"] = "none";
   dir_.write("index/manifest.json", manifest.dump());
   expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
+  // A segment list emptied, or a segment named twice: the chunks no longer add up.
+  manifest = json::parse(text);
+  manifest["segments"] = json::array();
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
+  EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out, Not(HasSubstr(": current")));
+  manifest = json::parse(text);
+  manifest["segments"].push_back(manifest["segments"][0]);
+  dir_.write("index/manifest.json", manifest.dump());
+  expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
+  expect_success("index --pipeline pipeline.yaml");  // mends it
+  expect_success("search port --pipeline pipeline.yaml");
 }
 
 TEST_F(BadSearch, TruncatedIndexFiles) {

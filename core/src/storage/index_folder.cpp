@@ -1,5 +1,7 @@
 #include "index_folder.hpp"
 
+#include <algorithm>
+
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/project.hpp"
@@ -94,8 +96,15 @@ std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const json& man
         for (std::uint32_t f = 0; f < open.store->file_count(); ++f)
           if (f / 64 < bits.size() && (bits[f / 64] >> (f % 64) & 1U)) open.remove_file(f, /*count_kinds=*/false);
       }
+      // A segment named twice would count its chunks twice.
+      if (std::any_of(segments.begin(), segments.end(), [&](const OpenSegment& o) { return o.name == open.name; }))
+        throw Error(damaged(pipeline));
       segments.push_back(std::move(open));
     }
+    // The segments' chunks add up to what the manifest counts: a list emptied or cut is damage.
+    std::size_t live = 0;
+    for (const OpenSegment& open : segments) live += open.live_chunks;
+    if (live != manifest.at("chunks").get<std::size_t>()) throw Error(damaged(pipeline));
   } catch (const json::exception&) {
     throw Error(damaged(pipeline));
   }
