@@ -119,8 +119,9 @@ int check(const cli::Invocation& inv) {
               << state.manifest.value("built_at", "?") << ")\n";
   else if (state.kind == IndexState::Kind::missing)
     std::cout << " (`" << p.command("index") << "` builds it)\n";
-  else if (state.damaged)
-    std::cout << ": " << state.why << " (`" << p.command("index") << " --full` rebuilds it)\n";
+  else if (state.damaged)  // what the file says to run, with this pipeline's own command
+    std::cout << ": " << state.why.substr(0, state.why.find("; run `")) << " (`" << p.command("index")
+              << " --full` rebuilds it)\n";
   else
     std::cout << ": " << state.why << " (`" << p.command("index") << "` brings it up to date)\n";
   return damaged_status(state);

@@ -632,7 +632,7 @@ TEST_F(BadSearch, TruncatedIndexFiles) {
     for (auto& g : lying["files"])
       if (g["path"] == f["path"]) g["size"] = bytes.size() / 2;
     dir_.write("index/manifest.json", lying.dump());
-    expect_error("search port --pipeline pipeline.yaml", "is truncated: the index is damaged; run `rag index --full`");
+    expect_error("search port --pipeline pipeline.yaml", ": the index is damaged; run `rag index --full`");
     dir_.write(path, bytes);
     dir_.write("index/manifest.json", manifest.dump());
   }

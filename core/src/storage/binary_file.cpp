@@ -90,7 +90,7 @@ BinaryReader::BinaryReader(const std::filesystem::path& path, std::string_view k
     throw Error(path.string() + ": written in format " + std::to_string(actual_version) + ", this program reads format " +
                 std::to_string(version) + "; run `rag index --full` to rebuild the index");
   const char* footer = all.data() + all.size() - kFooterSize;
-  if (std::string_view(footer + 24, 8) != kFooterMagic) damaged("is truncated");
+  if (std::string_view(footer + 24, 8) != kFooterMagic) damaged("has no footer where it ends (truncated or overwritten)");
   const std::uint64_t table_offset = load_u64(footer), sections = load_u64(footer + 8);
   checksum_ = load_u64(footer + 16);
   checked_bytes_ = all.size() - kFooterSize;
