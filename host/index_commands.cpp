@@ -69,8 +69,17 @@ int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbos
             << " folders) for changes; Ctrl-C stops" << std::endl;
   // An update that finds another writer at work is tried again every half second until it runs.
   bool busy = false;
+  // The pipeline as read at the start is the one followed: an edit of its file is said, once.
+  const auto pipeline_time = [&] { return fs::last_write_time(pipeline.file, ec); };
+  const auto read_at = pipeline_time();
+  bool told = false;
   while (watcher.wait_for_changes(std::chrono::milliseconds(150), std::chrono::milliseconds(600), stop_fd,
                                   std::chrono::milliseconds(busy ? 500 : 0)) != CorpusWatcher::Wait::stopped) {
+    if (!told && pipeline_time() != read_at) {
+      std::cerr << "warning: " << pipeline.label() << " changed since the watch began; it still follows the pipeline as it was"
+                << " (stop it and run `" << pipeline.command("index") << " --watch` again to follow the new one)" << std::endl;
+      told = true;
+    }
     try {
       report_index(build_index(stages), pipeline, verbose);
       busy = false;

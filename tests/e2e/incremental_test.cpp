@@ -240,7 +240,7 @@ TEST_F(Incremental, WatchFollowsTheCorpus) {
     const std::string path = "corpus/docs/f" + std::to_string(i) + ".md";
     dir_.write(path, content(path, random));
   }
-  testing::BackgroundRag watching(dir_.path(), "index --watch --pipeline updated.yaml");
+  testing::BackgroundRag watching(dir_.path(), "index --watch --pipeline updated.yaml", (dir_ / "watch.err").string());
   // The watch is in place before the first build: once there is an index, changes are seen.
   const auto until = [&](const std::function<bool()>& done) {
     const auto start = std::chrono::steady_clock::now();
@@ -272,6 +272,11 @@ TEST_F(Incremental, WatchFollowsTheCorpus) {
   EXPECT_FALSE(finds("okapi pangolin", "corpus/docs/f4.md"));
   ::close(lock);
   EXPECT_GE(until([&] { return finds("okapi pangolin", "corpus/docs/f4.md"); }), 0) << "an update that met a lock was dropped";
+  // An edit of the pipeline's file is said once: the watch follows the pipeline it started with.
+  fs::last_write_time(dir_ / "updated.yaml", fs::last_write_time(dir_ / "updated.yaml") + std::chrono::seconds(5));
+  dir_.write("corpus/docs/f5.md", testing::read_all(dir_ / "corpus/docs/f5.md") + "\nNarwhal tapir.\n");
+  EXPECT_GE(until([&] { return finds("narwhal tapir", "corpus/docs/f5.md"); }), 0);
+  EXPECT_THAT(testing::read_all(dir_ / "watch.err"), HasSubstr("warning: updated.yaml changed since the watch began"));
   std::printf("[ watch ] searchable after %.2f s (edit), %.2f s (new folder), %.2f s (removal)\n", edit, added, removed);
   watching.signal(SIGINT);
   EXPECT_EQ(watching.wait(), 0);

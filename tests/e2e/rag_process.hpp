@@ -42,13 +42,13 @@ inline Outcome run_rag(const std::filesystem::path& cwd, const std::string& args
   return r;
 }
 
-// `rag <args>` running in the background, its output discarded; killed when still running at
-// destruction.
+// `rag <args>` running in the background, its output discarded (or its stderr written to
+// `stderr_file`); killed when still running at destruction.
 class BackgroundRag {
  public:
-  BackgroundRag(const std::filesystem::path& cwd, const std::string& args) {
+  BackgroundRag(const std::filesystem::path& cwd, const std::string& args, const std::string& stderr_file = "/dev/null") {
     // exec: the shell becomes rag, so that a kill reaches rag itself.
-    const std::string command = rag_command(cwd, args, "exec") + " >/dev/null 2>&1";
+    const std::string command = rag_command(cwd, args, "exec") + " >/dev/null 2>'" + stderr_file + "'";
     pid_ = ::fork();
     if (pid_ == 0) {
       ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
