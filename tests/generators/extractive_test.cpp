@@ -96,6 +96,23 @@ vllm serve model \
   EXPECT_TRUE(units[0].code == false && units[0].ends_with_colon == false);
 }
 
+// A comment written over several lines is read as the sentences it writes, not line by line.
+TEST(ExtractiveUnits, ACommentsLinesAreReadTogether) {
+  const auto units = ExtractiveGenerator::split_units(source(1, "python", R"(def load(path):
+    # If opening a file fails, set the template to be the path itself to
+    # ensure it is decoded. Escapes stay as written.
+    return path
+
+    # A second comment.
+
+    # A third one.
+)"), 0);
+  EXPECT_THAT(texts(units), ::testing::ElementsAre("code: def load(path):",
+                                                   "If opening a file fails, set the template to be the path itself to ensure it is decoded.",
+                                                   "Escapes stay as written.", "code:     return path", "A second comment.",
+                                                   "A third one."));
+}
+
 // A shell script is read as text: a command continued by backslashes is code, its lines kept
 // (joined into one line, its backslashes no longer continue anything).
 TEST(ExtractiveUnits, ACommandContinuedByBackslashesIsCodeOutsideFencesToo) {

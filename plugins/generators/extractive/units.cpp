@@ -189,6 +189,13 @@ class UnitWriter {
     paragraph_ = std::string(trim(text));
     item_ = true;
   }
+  // A line of a comment: the lines of one comment are read together, as the sentences they
+  // write across lines.
+  void comment_line(std::string_view text) {
+    if (!in_comment_) prose_line(text);
+    else paragraph_.append(" ").append(trim(text));
+    in_comment_ = true;
+  }
   void prose(std::string_view text) {
     end_statement();
     const std::string_view t = trim(text);
@@ -222,6 +229,7 @@ class UnitWriter {
     add(std::string(trim(std::string_view(p).substr(begin))), false);
     paragraph_.clear();
     item_ = false;
+    in_comment_ = false;
   }
   void add(std::string text, bool is_code) {
     if (trim(text).empty()) return;
@@ -245,6 +253,7 @@ class UnitWriter {
   bool links_;
   std::string paragraph_;
   bool item_ = false;  // the paragraph is a list item, a table row or a comment
+  bool in_comment_ = false;  // the paragraph is a comment, which its next line continues
   std::string statement_;
   std::size_t statement_lines_ = 0;
   int depth_ = 0;
@@ -315,10 +324,12 @@ void split_python(std::string_view text, UnitWriter& w) {
     } else if (!t.empty() && t[0] == '#') {
       // Licence headers ("# SPDX-License-Identifier: ...") say nothing about the code.
       const auto words = t.find_first_not_of("# ");
-      if (words != std::string_view::npos && t.substr(words, 5) != "SPDX-") w.prose_line(t.substr(words));
-      w.flush();
+      if (words != std::string_view::npos && t.substr(words, 5) != "SPDX-") w.comment_line(t.substr(words));
+      else w.flush();
     } else if (!t.empty()) {
       w.code(line);
+    } else {
+      w.flush();  // a blank line ends a comment
     }
   }
   w.flush();
