@@ -65,6 +65,13 @@ TEST_F(AnswerCliTest, AQuestionTheSourcesDoNotAnswerIsDeclinedCitingNothing) {
   // Asked in French, declined in French.
   const json fr = json::parse(rag("answer 'Qui a peint le plafond de la chapelle Sixtine ?' --pipeline pipeline.yaml").out);
   EXPECT_EQ(fr["answer"], "Les sources ne répondent pas à cette question.");
+  // Words of one character alone name nothing to answer about, however many chunks hold them.
+  dir_.write("repo/pkg/points.py", "def shift(x, y):\n    \"\"\"Shifts x by y: x is x plus y.\"\"\"\n    x = x + y\n    return x\n");
+  index();
+  for (const char* bare : {"x", "x?", "What is x?"}) {
+    const json out_bare = json::parse(rag(std::string("answer '") + bare + "' --pipeline pipeline.yaml").out);
+    EXPECT_EQ(out_bare["answered"], false) << bare;
+  }
   // min_support 0 answers whatever the sources are.
   dir_.write("eager.yaml", std::string(testing::kFixturePipeline) + "context: {min_support: 0}\n");
   EXPECT_EQ(json::parse(rag("answer 'Which flag loads AWQ quantized checkpoints?' --pipeline eager.yaml").out)["answered"], true);

@@ -5,6 +5,7 @@
 
 #include "rag/question_words.hpp"
 #include "rag/span_splitter.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 namespace {
@@ -104,6 +105,9 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
   Support support;
   const std::vector<QuestionWord> words = question_words(request.query.empty() ? request.question : request.query, analyzer_);
   if (words.empty() || request.evidence.empty()) return support;
+  // Words of one character alone ("x", "a b") name nothing that a source could be about.
+  if (std::all_of(words.begin(), words.end(), [](const QuestionWord& w) { return utf8::count_code_points(w.text) < 2; }))
+    return support;
   const double chunks = static_cast<double>(std::max<std::size_t>(index_.chunk_count(), 1));
   std::vector<double> rarity;
   double total = 0;
