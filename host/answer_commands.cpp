@@ -296,6 +296,10 @@ int evaluate_answers(const cli::Invocation& inv) {
   positional.add("answers", 1).add("dataset", 1);
   const auto vm = cli::parse(inv, "ANSWERS (ANSWERED | --facts FILE) [--per_question FILE] [--json]", options, positional);
   if (!vm) return 0;
+  std::vector<std::filesystem::path> inputs;
+  for (const char* input : {"answers", "dataset", "facts"})
+    if (vm->count(input)) inputs.emplace_back((*vm)[input].as<std::string>());
+  cli::check_outputs(cli::outputs_given(*vm, {"per_question"}), inputs);
   if (vm->count("facts")) {
     if (!vm->count("answers") || vm->count("dataset"))
       throw Error("rag evaluate_answers: with --facts, give the answers file alone (see --help)");

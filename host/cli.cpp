@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "rag/error.hpp"
+#include "rag/file_io.hpp"
 #include "rag/project.hpp"
 
 namespace rag::cli {
@@ -86,6 +87,32 @@ std::size_t read_k(const po::variables_map& vm, std::size_t max) {
   if (k < 1 || static_cast<unsigned long long>(k) > max)
     throw Error("--k must be between 1 and " + std::to_string(max) + ", got " + std::to_string(k));
   return static_cast<std::size_t>(k);
+}
+
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                   const std::vector<std::filesystem::path>& inputs) {
+  std::error_code ec;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    check_folder_of(path);
+    if (std::filesystem::is_directory(path, ec)) throw Error("--" + option + " " + path + ": a folder; give a file name");
+    for (const auto& input : inputs)
+      if (std::filesystem::equivalent(path, input, ec))
+        throw Error("--" + option + " " + path + " is a file this command reads (" + input.string() +
+                    "), which the output would replace: write it elsewhere");
+    for (std::size_t j = 0; j < i; ++j)
+      if (std::filesystem::weakly_canonical(path, ec) == std::filesystem::weakly_canonical(outputs[j].second, ec))
+        throw Error("--" + outputs[j].first + " and --" + option + " name the same file, " + path +
+                    ", and one would replace the other: give each its own");
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> outputs_given(const po::variables_map& vm,
+                                                               const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& name : names)
+    if (vm.count(name)) out.emplace_back(name, vm[name].as<std::string>());
+  return out;
 }
 
 std::filesystem::path output_for(const std::filesystem::path& input, const std::string& save_directory) {

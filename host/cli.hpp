@@ -64,6 +64,16 @@ std::size_t read_k(const po::variables_map& vm, std::size_t max);
 /// The value of a count option (`--show`), which must not be negative.
 std::size_t read_count(const po::variables_map& vm, const std::string& name);
 
+/// Checks, before any work, the files a command will write (`outputs`: option name without
+/// dashes, and path): each in a folder that exists, none a folder itself, none a file the command
+/// reads (`inputs`), which it would replace, and no two the same. Throws rag::Error naming the
+/// option.
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
+                   const std::vector<std::filesystem::path>& inputs);
+/// The outputs of `names` that `vm` holds, as check_outputs takes them.
+std::vector<std::pair<std::string, std::string>> outputs_given(const po::variables_map& vm,
+                                                               const std::vector<std::string>& names);
+
 /// Where a dataset command writes: the file named as `input` in the folder `save_directory`.
 /// Throws rag::Error when that is `input` itself, which the output would replace.
 std::filesystem::path output_for(const std::filesystem::path& input, const std::string& save_directory);

@@ -224,8 +224,17 @@ int compare(const cli::Invocation& inv) {
   if (!vm->count("dataset")) throw Error("rag compare: give at least one --dataset (an answered dataset)");
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
   const std::size_t show = cli::read_count(*vm, "show");
-  for (const char* output : {"json", "markdown"})
-    if (vm->count(output)) check_folder_of((*vm)[output].as<std::string>());  // before the searches, not after
+  // The outputs, before the searches rather than after: none of them a file the comparison reads.
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) inputs.emplace_back(file);
+  for (const auto& spec : (*vm)["pipeline"].as<std::vector<std::string>>())
+    inputs.push_back(locate_pipeline(spec, std::filesystem::current_path()).file);
+  cli::check_outputs(cli::outputs_given(*vm, {"json", "markdown"}), inputs);
+  std::vector<std::pair<std::string, std::vector<Question>>> datasets;
+  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) {
+    datasets.emplace_back(file, load_answered_questions(file));
+    if (datasets.back().second.empty()) throw Error(file + ": the dataset has no questions");
+  }
 
   const auto specs = (*vm)["pipeline"].as<std::vector<std::string>>();
   if (specs.size() > 26) throw Error("rag compare: at most 26 pipelines (A to Z)");
@@ -268,10 +277,6 @@ int compare(const cli::Invocation& inv) {
       for (const auto& o : p.overrides) c.label += " " + o;
     }
     std::cerr << c.letter << ": " << c.label << " (" << p.label() << ")\n";
-  }
-  std::vector<std::pair<std::string, std::vector<Question>>> datasets;
-  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) {
-    datasets.emplace_back(file, load_answered_questions(file));
   }
   for (auto& c : contenders) prepare(c);
 

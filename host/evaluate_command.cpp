@@ -37,6 +37,7 @@ int evaluate(const cli::Invocation& inv) {
   if (vm->count("k")) ks = (*vm)["k"].as<std::vector<std::size_t>>();
   for (const std::size_t k : ks)
     if (k < 1 || k > kMaxResultsK) throw Error("--k values must be between 1 and 10, got " + std::to_string(k));
+  cli::check_outputs(cli::outputs_given(*vm, {"per_question"}), {results_path, dataset_path});
 
   const ResultsFile results = load_results(results_path);
   const std::vector<Question> dataset = load_answered_questions(dataset_path);

@@ -121,12 +121,14 @@ int tune(const cli::Invocation& inv) {
       throw Error("--grid " + grid.back().first + " is given twice: give its values in one --grid (KEY=V1,V2,...)");
   }
   const std::vector<std::vector<std::string>> configs = configurations(grid);
-  for (const char* output : {"json", "output"})
-    if (vm->count(output)) check_folder_of((*vm)[output].as<std::string>());  // before the runs, not after
   // The pipeline with the --set overrides every configuration shares, checked before any work.
   const std::string name = vm->count("pipeline_name") ? (*vm)["pipeline_name"].as<std::string>()
                                                       : (vm->count("pipeline") ? (*vm)["pipeline"].as<std::string>() : "");
   const PipelineLocation location = locate_pipeline(name, std::filesystem::current_path());
+  // The outputs, before the runs rather than after: none of them a file the runs read.
+  std::vector<std::filesystem::path> inputs = {location.file};
+  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) inputs.emplace_back(file);
+  cli::check_outputs(cli::outputs_given(*vm, {"output", "json"}), inputs);
   // Where the chosen pipeline goes: its relative paths (corpus, index) mean the same only where
   // the pipeline's own do.
   if (vm->count("output") &&

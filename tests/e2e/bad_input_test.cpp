@@ -703,6 +703,39 @@ TEST_F(BadOutput, FilesGoOnlyIntoFoldersThatExist) {
     EXPECT_NE(entry.path().filename().string().rfind("index@", 0), 0u) << entry.path();
 }
 
+// An output is never a file the command reads, nor a folder, nor another output's file; all
+// said before any work, and the inputs are left as they were.
+TEST_F(BadOutput, OutputsAreNeverTheInputsNorEachOther) {
+  dir_.write("answered.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
+  ASSERT_EQ(rag("search_dataset --dataset_path answered.json --save_directory results --pipeline pipeline.yaml").status, 0);
+  const std::string dataset = testing::read_all(dir_ / "answered.json");
+  const std::string pipeline = testing::read_all(dir_ / "pipeline.yaml");
+  expect_error("evaluate results/answered.json answered.json --per_question answered.json",
+               "--per_question answered.json is a file this command reads");
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset answered.json --json answered.json",
+               "--json answered.json is a file this command reads");
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset answered.json --json pipeline.yaml",
+               "--json pipeline.yaml is a file this command reads");
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset answered.json --json c.out "
+               "--markdown c.out", "--json and --markdown name the same file");
+  expect_error("tune pipeline.yaml --dataset answered.json --grid retriever.options.k1=0.9 --output pipeline.yaml",
+               "--output pipeline.yaml is a file this command reads");
+  expect_error("tune pipeline.yaml --dataset answered.json --grid retriever.options.k1=0.9 --json answered.json",
+               "--json answered.json is a file this command reads");
+  fs::create_directories(dir_ / "adir");
+  expect_error("tune pipeline.yaml --dataset answered.json --grid retriever.options.k1=0.9 --json adir", "--json adir: a folder");
+  EXPECT_EQ(testing::read_all(dir_ / "answered.json"), dataset);
+  EXPECT_EQ(testing::read_all(dir_ / "pipeline.yaml"), pipeline);
+  EXPECT_FALSE(fs::exists(dir_ / "c.out"));
+  for (const auto& entry : fs::directory_iterator(dir_.path()))  // said before any index of k1=0.9 was made
+    EXPECT_NE(entry.path().filename().string().rfind("index@", 0), 0u) << entry.path();
+  // A dataset with no questions is said so, not met halfway through the table.
+  dir_.write("empty.json", R"({"rag_questions": []})");
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset empty.json",
+               "empty.json: the dataset has no questions");
+}
+
 TEST_F(BadOutput, SaveDirectoryCannotBeWritten) {
   fs::create_directories(dir_ / "locked");
   fs::permissions(dir_ / "locked", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
