@@ -224,8 +224,10 @@ int tune(const cli::Invocation& inv) {
     const Pipeline& chosen = loaded[cv.chosen_on_all]->pipeline;
     YAML::Node yaml = YAML::Clone(chosen.yaml);
     yaml["name"] = output.stem().string();
-    yaml["description"] = chosen.description + (chosen.description.empty() ? "" : "; ") + "tuned by rag tune: " +
-                          describe(configs[cv.chosen_on_all]);
+    // A pipeline tuned again says its latest tuning, not each one after the other.
+    std::string untuned = chosen.description.substr(0, chosen.description.find("tuned by rag tune: "));
+    if (untuned.ends_with("; ")) untuned.resize(untuned.size() - 2);
+    yaml["description"] = untuned + (untuned.empty() ? "" : "; ") + "tuned by rag tune: " + describe(configs[cv.chosen_on_all]);
     yaml["index"] = std::filesystem::proximate(chosen.index_dir, chosen.base).generic_string();
     YAML::Emitter out;
     out << yaml;

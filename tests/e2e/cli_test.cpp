@@ -260,6 +260,10 @@ TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
   ASSERT_EQ(checked.status, 0) << checked.err;
   EXPECT_EQ(json::parse(checked.out)["pipeline"]["name"], "tuned");
   EXPECT_EQ(json::parse(checked.out)["index"]["state"], "current");
+  // Tuned again, it says its latest tuning once.
+  ASSERT_EQ(rag("tune tuned --dataset answered.json --grid retriever.options.b=0.3,0.5 --folds 3 --output configs/again.yaml").status, 0);
+  const std::string description = json::parse(rag("check --pipeline again --format json").out)["pipeline"]["description"];
+  EXPECT_EQ(description.find("tuned by rag tune"), description.rfind("tuned by rag tune")) << description;
   // Bad requests say what to give.
   expect_error("tune --dataset answered.json", "give the values to try (--grid KEY=V1,V2,...)");
   expect_error("tune --dataset answered.json --grid k1", "expected KEY=VALUE,VALUE,...");
