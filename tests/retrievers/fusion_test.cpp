@@ -84,6 +84,8 @@ TEST(FusionRetriever, RefusesBadCompositions) {
   EXPECT_THAT(error("{retrievers: [{plugin: dense}]}"), HasSubstr("unknown retriever plugin 'dense'"));
   EXPECT_THAT(error("{retrievers: [{plugin: bm25, wieght: 2}]}"), HasSubstr("unknown option 'wieght'"));
   EXPECT_THAT(error("{method: borda, retrievers: [{plugin: bm25}]}"), HasSubstr("'borda' is not one of"));
+  EXPECT_THAT(error("{retrievers: [{plugin: bm25, weight: 0}, {plugin: bm25, weight: 0}]}"), HasSubstr("every weight is 0"));
+  EXPECT_EQ(error("{retrievers: [{plugin: bm25, weight: 0}, {plugin: bm25, weight: 1}]}"), "");  // one left out is fine
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ FusionRetriever::FusionRetriever(Options& options, const PluginHost& host) {
     members_.push_back(std::move(m));
   }
   if (members_.empty()) options.fail("retrievers", "must list at least one retriever ({plugin, weight, options})");
+  // Weight 0 leaves a retriever out (as rag tune may ask); all of them out leaves no ranking.
+  if (std::none_of(members_.begin(), members_.end(), [](const Member& m) { return m.weight > 0; }))
+    options.fail("retrievers", "every weight is 0: give at least one retriever a weight above 0");
   options.finish();
 }
 
