@@ -112,8 +112,10 @@ std::unique_ptr<Connection> ShardConnections::connect() const {
   tbb::parallel_for(std::uint32_t{0}, shards_, [&](std::uint32_t s) {
     try {
       opened[s] = open_remote(s);
-    } catch (const Xapian::Error& e) {
-      failures[s] = e.get_description();
+    } catch (const Xapian::Error& e) {  // a server not there, not answering, or not started
+      failures[s] = e.get_description() + (settings_.remotes[s].port == 0
+                                               ? " (check that the command runs and starts xapian-progsrv)"
+                                               : " (check that xapian-tcpsrv --timeout 0 serves it there)");
     } catch (const Error& e) {
       failures[s] = e.what();
     }
@@ -127,7 +129,7 @@ std::unique_ptr<Connection> ShardConnections::connect() const {
     c->missing.push_back(name(s) + " did not answer (" + failures[s] + "): these results leave out its chunks");
   }
   if (failed == shards_ || (failed > 0 && !settings_.partial_results))
-    throw Error(errors + (failed == shards_ ? "" : "; start its server (xapian-tcpsrv --timeout 0), or set partial_results: true to search the other shards"));
+    throw Error(errors + (failed == shards_ ? "" : "; or set partial_results: true to search the other shards"));
   for (std::uint32_t s = 0; s < shards_; ++s) {
     if (!opened[s]) continue;
     c->db.add_database(*opened[s]);
