@@ -48,7 +48,9 @@ scripts/xapian-shards.sh "$index" >/dev/null
 remotes=()
 for ((i = 0; i < shards; ++i)); do
   port=$((20000 + RANDOM % 20000))
-  xapian-tcpsrv --interface 127.0.0.1 --port "$port" --timeout 0 --quiet "$index/shard-$i.stub" >/dev/null 2>&1 &
+  # A session of its own: xapian-tcpsrv, stopped, signals its whole process group, which would
+  # be this script's.
+  setsid xapian-tcpsrv --interface 127.0.0.1 --port "$port" --timeout 0 --quiet "$index/shard-$i.stub" >/dev/null 2>&1 &
   servers+=($!)
   remotes+=("\"127.0.0.1:$port\"")
 done
@@ -94,4 +96,4 @@ echo
 echo "recall (rag compare, the same chunks: A bm25 as the default has it, B xapian, C bm25 without file_weight):"
 "$rag" compare default xapian default --set "B:retriever.options.shards=$shards" --set C:retriever.options.file_weight=0 --show 0 \
   --dataset "$answered/dataset_docs_public.json" --dataset "$answered/dataset_code_public.json" \
-  --dataset "$answered/Dataset_2025-09-21_valid.json" 2>/dev/null | grep -v '^$' | head -40
+  --dataset "$answered/Dataset_2025-09-21_valid.json" 2>/dev/null | grep -v '^$'

@@ -19,6 +19,7 @@ packages=(build-essential cmake ninja-build pkg-config git openssl ca-certificat
   libstemmer-dev nlohmann-json3-dev libcpp-httplib-dev libtbb-dev libgtest-dev libgmock-dev
   libbenchmark-dev zlib1g-dev libicu-dev libxxhash-dev
   libxapian-dev xapian-tools  # the xapian retriever and its servers (xapian-tcpsrv, xapian-progsrv)
+  jq  # bench/scale-out.sh reads JSON lines with it
   chromium  # the page's browser test
   # bilingual dictionaries for questions in other languages (configs/default.yaml: translation)
   dict-freedict-fra-eng dict-freedict-eng-fra dict-freedict-deu-eng dict-freedict-spa-eng dict-freedict-eng-spa
