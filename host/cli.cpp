@@ -62,6 +62,10 @@ std::vector<std::string> read_overrides(const po::variables_map& vm) {
   if (vm.count("max_chunk_size")) {
     const long long size = vm["max_chunk_size"].as<long long>();
     if (size <= 0) throw Error("--max_chunk_size must be a positive number of characters, got " + std::to_string(size));
+    // Two sizes given, one would win unseen (the later override).
+    for (const auto& o : overrides)
+      if (o.find("max_chunk_size") != std::string::npos)
+        throw Error("--max_chunk_size and --set " + o + " both set a chunk size: give one");
     overrides.push_back("chunkers[*].options.max_chunk_size=" + std::to_string(size));
   }
   return overrides;

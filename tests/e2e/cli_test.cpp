@@ -136,6 +136,8 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   dir_.write("nocorpus.yaml", no_corpus);
   expect_error("index --pipeline nocorpus.yaml", "corpus folder nowhere");
   expect_error("index --pipeline pipeline.yaml --max_chunk_size 0", "--max_chunk_size must be a positive");
+  expect_error("index --pipeline pipeline.yaml --max_chunk_size 500 --set 'chunkers[0].options.max_chunk_size=700'",
+               "both set a chunk size: give one");
   expect_error("index --pipeline pipeline.yaml --bogus", "unrecognised option '--bogus'");
 
   expect_error("search hello --pipeline pipeline.yaml", "no index at index");
