@@ -16,6 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 using json = nlohmann::json;
 using testing::ChatServer;
+using testing::RawServer;
 
 std::unique_ptr<OpenAiGenerator> make(const std::string& yaml) {
   Options options(YAML::Load(yaml), "test.yaml: generator.options");
@@ -163,6 +164,43 @@ TEST_F(OpenAiGeneratorTest, SlowAnswerTimesOut) {
   self = &server;
   auto generator = make("{base_url: '" + server.url() + "/v1', model: m, timeout: 0.3}");
   EXPECT_THAT(error_of(*generator), HasSubstr("did not finish answering within 0.3 s"));
+}
+
+// The timeout bounds the whole exchange: a head sent a byte at a time does not hold it longer.
+TEST_F(OpenAiGeneratorTest, AHeadSentSlowlyTimesOutToo) {
+  RawServer server([](int socket, const RawServer& self) {
+    const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + std::string(200, 'a');
+    for (const char c : head) {
+      if (self.stopping() || ::send(socket, &c, 1, MSG_NOSIGNAL) != 1) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  auto generator = make("{base_url: '" + server.url() + "/v1', model: m, timeout: 0.5}");
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(error_of(*generator), HasSubstr("did not finish answering within 0.5 s"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+// A reply without end is cut at HttpJsonClient::kMaxReplyBytes, not kept until memory runs out;
+// a stream's [DONE] ends the answer even when the server keeps the connection open.
+TEST_F(OpenAiGeneratorTest, RepliesAreBoundedAndEndAtTheirMarker) {
+  RawServer endless([](int socket, const RawServer& self) {
+    std::string chunk = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+                        R"({"choices": [{"message": {"content": ")";
+    while (!self.stopping() && ::send(socket, chunk.data(), chunk.size(), MSG_NOSIGNAL) > 0) chunk.assign(1 << 16, 'A');
+  });
+  auto flooded = make("{base_url: '" + endless.url() + "/v1', model: m, timeout: 20}");
+  EXPECT_THAT(error_of(*flooded), HasSubstr("sent more than 16 MiB for one answer"));
+  RawServer lingering([](int socket, const RawServer& self) {
+    const std::string events = "data: " + delta("Run it.") + "\n\ndata: [DONE]\n\n";
+    const std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + events;
+    ::send(socket, reply.data(), reply.size(), MSG_NOSIGNAL);
+    while (!self.stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the connection stays
+  });
+  auto streamed = make("{base_url: '" + lingering.url() + "/v1', model: m, stream: true, timeout: 10}");
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(streamed->generate(request()), "Run it.");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST_F(OpenAiGeneratorTest, MalformedAndCutShortRepliesAreErrors) {

@@ -2,8 +2,12 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <regex>
+#include <thread>
 
 #include "rag/error.hpp"
 
@@ -46,8 +50,9 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
   HttpReply reply;
-  bool deadline_passed = false;
+  std::atomic<bool> deadline_passed = false;
   bool stopped_by_caller = false;
+  bool too_large = false;
   std::string pending;  // a streamed line not yet complete
 
   httplib::Request request;
@@ -67,9 +72,11 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
       return false;
     }
     if (!on_line || reply.status != 200) {
+      if (reply.body.size() + size > kMaxReplyBytes) return !(too_large = true);
       reply.body.append(data, size);
       return true;
     }
+    if (pending.size() + size > kMaxReplyBytes) return !(too_large = true);
     pending.append(data, size);
     std::size_t begin = 0;
     for (std::size_t end; (end = pending.find('\n', begin)) != std::string::npos; begin = end + 1) {
@@ -84,8 +91,30 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
     return true;
   };
 
+  // The deadline covers the whole exchange: httplib times each read alone, and a server that
+  // sends its head a byte at a time would hold the request as long as it liked.
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool sent = false;
+  std::thread watchdog([&] {
+    std::unique_lock lock(mutex);
+    if (!finished.wait_for(lock, std::chrono::duration<double>(timeout_), [&] { return sent; })) {
+      deadline_passed = true;
+      connection_->client.stop();  // the read under way returns
+    }
+  });
   const httplib::Result result = connection_->client.send(request);
+  {
+    const std::lock_guard lock(mutex);
+    sent = true;
+  }
+  finished.notify_one();
+  watchdog.join();
   if (stopped_by_caller) return reply;
+  if (too_large) {
+    reply.failure = HttpReply::Failure::too_large;
+    return reply;
+  }
   if (result && !deadline_passed) {
     if (on_line && reply.status == 200 && !pending.empty()) on_line(pending);  // a last line without '\n'
     return reply;

@@ -17,6 +17,7 @@ struct HttpReply {
     unreachable,  ///< no connection: nothing listens there, or the host does not answer
     timed_out,    ///< no complete reply within the timeout
     cut_short,    ///< the connection broke after the reply had started
+    too_large,    ///< the reply (or one streamed line) passed HttpJsonClient::kMaxReplyBytes
   };
   Failure failure = Failure::none;
   std::string detail;  ///< the transport's own words, for messages
@@ -27,6 +28,9 @@ struct HttpReply {
 class HttpJsonClient {
  public:
   using Headers = std::vector<std::pair<std::string, std::string>>;
+  /// The most of a reply kept (a whole body, or one streamed line): an answer is a few KiB, and
+  /// an endpoint that streams without end (a proxy, a file server) must not fill the memory.
+  static constexpr std::size_t kMaxReplyBytes = 16 << 20;
 
   /// `base_url` is "http://host:port" or "https://host:port", with an optional path prefix
   /// ("http://127.0.0.1:8000/v1"). Throws rag::Error "<where>: ..." when it is not such a URL or

@@ -75,6 +75,9 @@ void fail_transport(const ServerHints& server, const HttpReply& reply) {
     case HttpReply::Failure::cut_short:
       throw Error("the answer from " + server.name + " broke off before it was complete (" + reply.detail +
                   "); is the server still running?");
+    case HttpReply::Failure::too_large:
+      throw Error(server.name + " sent more than " + std::to_string(HttpJsonClient::kMaxReplyBytes >> 20) +
+                  " MiB for one answer; is " + server.name + " a model server?");
     case HttpReply::Failure::none: break;
   }
   throw Error(server.name + ": unexpected transport state");

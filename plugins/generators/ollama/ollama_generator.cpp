@@ -80,7 +80,10 @@ std::string OllamaGenerator::generate(const GenerationRequest& request) {
     if (piece.contains("message") && piece["message"].is_object() && piece["message"].contains("content") &&
         piece["message"]["content"].is_string() && !answer.add(piece["message"]["content"].get<std::string>()))
       return false;
-    if (piece.contains("done") && piece["done"].is_boolean() && piece["done"].get<bool>()) answer.mark_done();
+    if (piece.contains("done") && piece["done"].is_boolean() && piece["done"].get<bool>()) {
+      answer.mark_done();
+      return false;  // the last line: a server that keeps the connection is not waited for
+    }
     return true;
   });
   return answer.finish(server, reply, not_json, fail);

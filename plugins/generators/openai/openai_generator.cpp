@@ -109,9 +109,9 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
     if (line.substr(0, kData.size()) != kData) return true;  // blank separators, comments, event names
     std::string_view data = line.substr(kData.size());
     if (!data.empty() && data.front() == ' ') data.remove_prefix(1);
-    if (data == "[DONE]") {
+    if (data == "[DONE]") {  // nothing comes after it: a server that keeps the connection is not waited for
       answer.mark_done();
-      return true;
+      return false;
     }
     const json chunk = json::parse(data, nullptr, false);
     if (!chunk.is_object()) return answer.reject(data);
