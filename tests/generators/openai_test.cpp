@@ -98,6 +98,10 @@ TEST_F(OpenAiGeneratorTest, SendsTheRequestWithTheKeyFromTheEnvironment) {
   const httplib::Headers headers = server.headers().at(0);
   ASSERT_EQ(headers.count("Authorization"), 1u);
   EXPECT_EQ(headers.find("Authorization")->second, "Bearer sk-test-123");
+  // One read from a file, with its newline, is the key.
+  ::setenv("RAG_TEST_API_KEY", "sk-test-123\n", 1);
+  generator->generate(request());
+  EXPECT_EQ(server.headers().at(1).find("Authorization")->second, "Bearer sk-test-123");
 }
 
 TEST_F(OpenAiGeneratorTest, StreamsServerSentEvents) {
@@ -123,6 +127,10 @@ TEST_F(OpenAiGeneratorTest, KeysComeFromTheEnvironmentOnly) {
   // An unset variable matters only when an answer is asked for (a search builds the generator too).
   const auto unset = make("{model: m, base_url: 'http://127.0.0.1:9/v1', api_key_env: RAG_TEST_UNSET_VARIABLE}");
   EXPECT_THAT(error_of(*unset), HasSubstr("api_key_env: the environment variable RAG_TEST_UNSET_VARIABLE is not set"));
+  // A key with a line break inside would write headers of its own: refused, before any request.
+  ::setenv("RAG_TEST_API_KEY", "sk-A\r\nX-Injected: yes", 1);
+  const auto injected = make("{model: m, base_url: 'http://127.0.0.1:9/v1', api_key_env: RAG_TEST_API_KEY}");
+  EXPECT_THAT(error_of(*injected), HasSubstr("holds control characters"));
   EXPECT_THAT(construction_error("{base_url: 'http://127.0.0.1:8000/v1'}"), HasSubstr("test.yaml: generator.options.model: is required"));
   EXPECT_THAT(construction_error("{model: m, max_token: 5}"), HasSubstr("unknown option 'max_token'"));
   EXPECT_THAT(construction_error("{model: m, base_url: 'ftp://host'}"), HasSubstr("is not an http:// or https:// URL"));

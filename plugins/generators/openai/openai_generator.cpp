@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "model_reply.hpp"
@@ -83,7 +85,14 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
     if (key == nullptr || *key == '\0')
       throw Error(where_ + ".api_key_env: the environment variable " + api_key_env_ +
                   " is not set; export it with the server's API key");
-    headers.emplace_back("Authorization", "Bearer " + std::string(key));
+    // A key read from a file keeps its newline; one with a line break inside would add headers.
+    std::string_view value = key;
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
+    if (value.empty() || std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      throw Error(where_ + ".api_key_env: the environment variable " + api_key_env_ +
+                  " holds control characters (a line break?) or only spaces; export the key alone");
+    headers.emplace_back("Authorization", "Bearer " + std::string(value));
   }
   const ServerHints server = this->server();
   const auto not_json = [&](std::string_view text) {
