@@ -134,6 +134,13 @@ TEST_F(OpenAiGeneratorTest, KeysComeFromTheEnvironmentOnly) {
   EXPECT_THAT(construction_error("{base_url: 'http://127.0.0.1:8000/v1'}"), HasSubstr("test.yaml: generator.options.model: is required"));
   EXPECT_THAT(construction_error("{model: m, max_token: 5}"), HasSubstr("unknown option 'max_token'"));
   EXPECT_THAT(construction_error("{model: m, base_url: 'ftp://host'}"), HasSubstr("is not an http:// or https:// URL"));
+  EXPECT_THAT(construction_error("{model: m, base_url: 'http://127.0.0.1:99999/v1'}"), HasSubstr("a port from 1 to 65535"));
+  EXPECT_THAT(construction_error("{model: m, base_url: 'http://127.0.0.1:abc/v1'}"), HasSubstr("is not an http://"));
+  const std::string secret = construction_error("{model: m, base_url: 'http://user:pw@127.0.0.1:8000/v1'}");
+  EXPECT_THAT(secret, HasSubstr("no user or password"));
+  EXPECT_EQ(secret.find("pw@"), std::string::npos);  // the password is not printed
+  EXPECT_EQ(make("{model: m, base_url: 'HTTP://127.0.0.1:8000/v1'}")->describe(), "openai m at http://127.0.0.1:8000/v1");
+  EXPECT_EQ(make("{model: m, base_url: 'http://[::1]:8000/v1'}")->describe(), "openai m at http://[::1]:8000/v1");
 }
 
 TEST_F(OpenAiGeneratorTest, NoServerSaysWhereItLooked) {

@@ -2,7 +2,9 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -20,15 +22,22 @@ struct HttpJsonClient::Connection {
 
 HttpJsonClient::HttpJsonClient(const std::string& base_url, double timeout_seconds, const std::string& where)
     : timeout_(timeout_seconds) {
-  static const std::regex url(R"(^(https?://[^/?#\s]+)(/[^?#\s]*)?$)");
+  // scheme://host[:port][/prefix]; no user or password (a key goes in api_key_env, not in a URL
+  // that messages print).
+  static const std::regex url(R"(^(https?://([^/?#\s@:]+|\[[0-9A-Fa-f:.]+\])(:([0-9]{1,5}))?)(/[^?#\s]*)?$)", std::regex::icase);
   std::smatch m;
-  if (!std::regex_match(base_url, m, url))
-    throw Error(where + ": '" + base_url + "' is not an http:// or https:// URL (like http://127.0.0.1:11434)");
+  if (!std::regex_match(base_url, m, url) || (m[4].matched && (std::stoi(m[4].str()) < 1 || std::stoi(m[4].str()) > 65535)))
+    throw Error(where + ": '" + (base_url.find('@') == std::string::npos ? base_url : "(a URL with a user or password)") +
+                "' is not an http:// or https:// URL with a host and, if any, a port from 1 to 65535 and no user or password"
+                " (like http://127.0.0.1:11434)");
   if (!(timeout_seconds > 0)) throw Error(where + ": the timeout must be a positive number of seconds");
-  prefix_ = m[2].str();
+  prefix_ = m[5].str();
   while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
-  base_url_ = m[1].str() + prefix_;
-  connection_ = std::make_unique<Connection>(m[1].str());
+  std::string origin = m[1].str();  // the scheme in lower case, as httplib reads it
+  std::transform(origin.begin(), origin.begin() + static_cast<std::ptrdiff_t>(origin.find(':')), origin.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  base_url_ = origin + prefix_;
+  connection_ = std::make_unique<Connection>(origin);
   if (!connection_->client.is_valid()) throw Error(where + ": cannot use the URL '" + base_url + "'");
   const auto whole = static_cast<time_t>(timeout_seconds);
   const auto micros = static_cast<time_t>((timeout_seconds - static_cast<double>(whole)) * 1e6);
