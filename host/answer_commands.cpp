@@ -51,7 +51,7 @@ std::string answer_text(const std::string& text, bool streamed, bool answered, c
 }
 
 AnswerRecord record_of(const WrittenAnswer& answer, const GenerationRequest& request, double generation_ms) {
-  AnswerRecord record{answer.text, answer.answered, answer.support, {}, generation_ms};
+  AnswerRecord record{answer.text, answer.answered, answer.support, {}, generation_ms, {}};
   for (const Evidence* e : cited_evidence(answer.text, request.evidence))
     record.cited.push_back({{e->file_path, e->first_char, e->last_char}, e->score, e->kind, e->section, e->first_line,
                             e->last_line});
@@ -245,6 +245,11 @@ int answer_dataset(const cli::Invocation& inv) {
   const std::size_t total = from_results ? results.results.size() : questions.size();
   std::vector<AnswerRecord> records;
   const SupportMeter meter(index);
+  // A question the generator fails on (a model server's 429 or 500) costs that question, not the
+  // others' answers; a server that fails every time stops the run.
+  constexpr std::size_t kFailuresInARow = 5;
+  std::size_t failed = 0, in_a_row = 0;
+  std::string first_failure;
   {
     Progress progress("answering", total);
     for (std::size_t i = 0; i < total; ++i) {
@@ -271,15 +276,40 @@ int answer_dataset(const cli::Invocation& inv) {
         defined = found.definitions > 0 || sources_define(request.query, request.evidence);
       }
       const auto start = Clock::now();
-      const WrittenAnswer written =
-          write_answer(request, loaded.stages.generator(), meter, loaded.stages.context(), defined);
-      records.push_back(record_of(written, request, milliseconds_since(start)));
+      try {
+        const WrittenAnswer written =
+            write_answer(request, loaded.stages.generator(), meter, loaded.stages.context(), defined);
+        records.push_back(record_of(written, request, milliseconds_since(start)));
+        in_a_row = 0;
+      } catch (const Error& e) {
+        const std::string& id = from_results ? results.results[i].question_id : questions[i].id;
+        if (failed++ == 0) first_failure = id + ": " + e.what();
+        AnswerRecord none;
+        none.answered = false;
+        none.error = e.what();
+        records.push_back(std::move(none));
+        if (++in_a_row == kFailuresInARow) break;
+      }
       progress.advance();
     }
+  }
+  if (failed == records.size())  // nothing answered: nothing worth a file
+    throw Error(records.size() == total ? first_failure
+                                        : "stopped after " + std::to_string(failed) + " failures in a row: " + first_failure);
+  const std::size_t asked = records.size();
+  for (std::size_t i = asked; i < total; ++i) {  // the run stopped: the rest were not asked
+    AnswerRecord none;
+    none.answered = false;
+    none.error = "not asked: the run stopped after " + std::to_string(kFailuresInARow) + " failures in a row";
+    records.push_back(std::move(none));
   }
   create_folder(output.parent_path());
   save_answers(output, std::move(document), records);
   std::cerr << "wrote " << output.string() << " (" << total << " answers by " << loaded.stages.generator().describe() << ")\n";
+  if (failed > 0)
+    throw Error(std::to_string(failed) + " of " + std::to_string(total) + " questions got no answer" +
+                (asked < total ? ", and the run stopped after " + std::to_string(kFailuresInARow) + " failures in a row" : "") +
+                "; each is recorded with its \"error\" in " + output.string() + " (the first: " + first_failure + ")");
   return 0;
 }
 

@@ -94,10 +94,10 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
         {"file_path": "f.md", "first_character_index": 0, "last_character_index": 10, "score": 2.5}]},
       {"question_id": "q2", "question_str": "two?", "retrieved_sources": []}], "k": 5})");
   const auto file = dir / "answers.json";
-  AnswerRecord cites_one{"Answer one [1].", true, {0.8, 0.9, 0.5}, {}, 1.5};
+  AnswerRecord cites_one{"Answer one [1].", true, {0.8, 0.9, 0.5}, {}, 1.5, {}};
   cites_one.cited.emplace_back();
   cites_one.cited.back().span = {"f.md", 0, 10};
-  save_answers(file, document, {cites_one, {"The sources do not answer this question.", false, {}, {}, 0.5}});
+  save_answers(file, document, {cites_one, {"The sources do not answer this question.", false, {}, {}, 0.5, {}}});
   const auto saved = nlohmann::json::parse(testing::read_all(file));
   EXPECT_EQ(saved["k"], 5);
   EXPECT_EQ(saved["search_results"][0]["retrieved_sources"][0]["score"], 2.5);  // kept as it was

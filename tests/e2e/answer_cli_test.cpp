@@ -272,6 +272,41 @@ TEST_F(AnswerCliTest, OpenAiServerErrorsEndCleanly) {
   }
 }
 
+// A question the model server fails on costs that question, not the run: the others' answers
+// are written, the failed one with its error, and the exit status says so.
+TEST_F(AnswerCliTest, AFailedQuestionDoesNotLoseTheOthers) {
+  std::atomic<int> requests = 0;
+  testing::ChatServer server("/v1/chat/completions", [&requests](const httplib::Request&, httplib::Response& response) {
+    if (requests++ % 2 == 1) {
+      response.status = 500;
+      response.set_content(R"({"error": {"message": "flaky failure"}})", "application/json");
+      return;
+    }
+    response.set_content(R"({"choices": [{"message": {"role": "assistant", "content": "Use parse_port [1]."}}]})",
+                         "application/json");
+  });
+  dir_.write("four.json", R"({"rag_questions": [
+    {"question_id": "q1", "question": "How is the TCP port number parsed?"},
+    {"question_id": "q2", "question": "How is the TCP port number checked?"},
+    {"question_id": "q3", "question": "Which port range is accepted for the TCP port?"},
+    {"question_id": "q4", "question": "What does parse_port raise for a bad TCP port?"}]})");
+  dir_.write("flaky.yaml", std::string(testing::kFixturePipeline) + "generator: {plugin: openai, options: {model: m, base_url: '" +
+                               server.url() + "/v1'}}\ncontext: {min_support: 0}\n");
+  const Outcome r = rag("answer_dataset --dataset_path four.json --save_directory out --pipeline flaky.yaml");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: 2 of 4 questions got no answer; each is recorded with its \"error\" in out/four.json "
+                               "(the first: q2: "));
+  EXPECT_THAT(r.err, HasSubstr("flaky failure"));
+  const json out = json::parse(testing::read_all(dir_ / "out/four.json"));
+  const json& answers = out["search_results"];
+  ASSERT_EQ(answers.size(), 4u);
+  EXPECT_EQ(answers[0]["answer"], "Use parse_port [1].");
+  EXPECT_FALSE(answers[0].contains("error"));
+  EXPECT_EQ(answers[1]["answered"], false);
+  EXPECT_THAT(answers[1]["error"].get<std::string>(), HasSubstr("flaky failure"));
+  EXPECT_EQ(answers[2]["answer"], "Use parse_port [1].");
+}
+
 TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
   expect_error("answer --pipeline pipeline.yaml", "no question given");
   expect_error("answer '  ' --pipeline pipeline.yaml", "the question is empty");

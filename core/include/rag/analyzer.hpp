@@ -54,6 +54,8 @@ class Analyzer {
  private:
   struct Stemming;  // the calling thread's stemmer and what it has stemmed; null without a stemmer
   void add_word(std::string_view word, Stemming* stemming, std::vector<std::string>& terms) const;
+  /// An identifier's whole form, or a dotted segment's (keep_compound).
+  void add_compound(std::string_view compound, Stemming* stemming, std::vector<std::string>& terms) const;
   /// Lowercases, drops stopwords and short terms, stems.
   void add_term(std::string_view part, Stemming* stemming, std::vector<std::string>& terms) const;
   /// `s` lowercased when the configuration says so.

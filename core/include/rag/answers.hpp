@@ -26,6 +26,8 @@ struct AnswerRecord {
   /// known (0 when read from a file that has none).
   std::vector<RetrievedSource> cited;
   double generation_ms = 0;
+  /// Why there is no answer, when the generator failed (a model server's 500); else empty.
+  std::string error;
 };
 
 struct AnsweredResult {

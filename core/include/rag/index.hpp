@@ -34,8 +34,9 @@ namespace rag {
 /// the analyzers make of a text (2: Unicode letters, punctuation and CJK pairs; 3: line numbers,
 /// the corpus snapshot; 4: segments read in place; 5: pieces under min_chunk_size absorbed; 6:
 /// inverted indexes count the path and section fields apart, for BM25F; 7: compounds stemmed as
-/// other words are, so that "pagedattention" typed in lower case meets `PagedAttention`).
-inline constexpr int kIndexFormat = 7;
+/// other words are, so that "pagedattention" typed in lower case meets `PagedAttention`; 8: only
+/// those written without '_', '.' or '-').
+inline constexpr int kIndexFormat = 8;
 
 struct IndexOptions {
   bool full = false;  ///< rebuild from scratch even when the index could be updated

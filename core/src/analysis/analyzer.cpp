@@ -241,11 +241,19 @@ void Analyzer::add_word(std::string_view word, Stemming* stemming, std::vector<s
       ++segment_parts;
       add_term(part, stemming, terms);
     });
-    if (config_.keep_compound && segment_parts > 1 && segment.size() < word.size()) add_term(segment, stemming, terms);
+    if (config_.keep_compound && segment_parts > 1 && segment.size() < word.size()) add_compound(segment, stemming, terms);
     parts += segment_parts;
     segment_begin = i + 1;
   }
-  if (config_.keep_compound && parts > 1) add_term(word, stemming, terms);
+  if (config_.keep_compound && parts > 1) add_compound(word, stemming, terms);
+}
+
+void Analyzer::add_compound(std::string_view compound, Stemming* stemming, std::vector<std::string>& terms) const {
+  // One written without '_', '.' or '-' ("PagedAttention") may be typed as one word
+  // ("pagedattention"), which is stemmed: so is it. One with them is typed with them, and met
+  // as it is (stemming it too would cost a Snowball call for each of the corpus's many).
+  if (compound.find_first_of("_.-") == std::string_view::npos) add_term(compound, stemming, terms);
+  else terms.push_back(normalise(compound));
 }
 
 std::vector<std::pair<std::string, std::uint32_t>> count_terms(std::vector<std::string> terms) {

@@ -28,6 +28,7 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
                              {"score", records[i].support.score}};
     results[i]["cited_sources"] = std::move(cited);
     results[i]["generation_ms"] = records[i].generation_ms;
+    if (!records[i].error.empty()) results[i]["error"] = records[i].error;
   }
   write_file_atomically(file, json_text(document, 2) + "\n");  // answers quote the index's text
 }
@@ -43,7 +44,8 @@ std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
                               results.results[i].question_id + ")";
     if (!entry.contains("answer") || !entry["answer"].is_string())
       throw Error(where + " has no 'answer' string; make answers with `rag answer_dataset`");
-    AnsweredResult a{std::move(results.results[i]), {entry["answer"].get<std::string>(), true, {}, {}, 0}};
+    AnsweredResult a{std::move(results.results[i]), {entry["answer"].get<std::string>(), true, {}, {}, 0, {}}};
+    if (entry.contains("error") && entry["error"].is_string()) a.record.error = entry["error"].get<std::string>();
     if (entry.contains("answered")) {
       if (!entry["answered"].is_boolean()) throw Error(where + ": 'answered' must be true or false");
       a.record.answered = entry["answered"].get<bool>();
