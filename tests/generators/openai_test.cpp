@@ -223,6 +223,9 @@ TEST_F(OpenAiGeneratorTest, MalformedAndCutShortRepliesAreErrors) {
     const json body = json::parse(request.body);
     const std::string model = body["model"];
     if (model == "garbled") reply_json(response, 200, {{"choices", json::array()}});
+    else if (model == "thinker")
+      reply_json(response, 200, {{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", nullptr}}},
+                                                {"finish_reason", "length"}}}}});
     else if (model == "garbled-stream") reply_events(response, {"{not json"}, true);
     else if (model == "unfinished") reply_events(response, {delta("Run ")}, true);
     else reply_events(response, {delta("Run ")}, false);
@@ -230,6 +233,8 @@ TEST_F(OpenAiGeneratorTest, MalformedAndCutShortRepliesAreErrors) {
   const std::string base = "{base_url: '" + server.url() + "/v1', timeout: 5, ";
   auto garbled = make(base + "model: garbled}");
   EXPECT_THAT(error_of(*garbled), HasSubstr("sent a reply that is not a chat completion"));
+  auto thinker = make(base + "model: thinker, max_tokens: 64}");
+  EXPECT_THAT(error_of(*thinker), HasSubstr("stopped at max_tokens (64) before writing an answer; raise max_tokens in test.yaml"));
   auto garbled_stream = make(base + "model: garbled-stream, stream: true}");
   EXPECT_THAT(error_of(*garbled_stream), HasSubstr("not a chat completion"));
   auto unfinished = make(base + "model: unfinished, stream: true}");

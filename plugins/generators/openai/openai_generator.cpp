@@ -106,6 +106,11 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
     if (reply.status != 200) fail_status(reply);
     const json answer = json::parse(reply.body, nullptr, false);
     const json* content = choice_content(answer, "message");
+    if (content == nullptr && answer.is_object() && answer.contains("choices") && answer["choices"].is_array() &&
+        !answer["choices"].empty() && answer["choices"][0].is_object() &&
+        answer["choices"][0].value("finish_reason", json()) == "length")  // a thinking model that ran out
+      throw Error(server.name + " stopped at max_tokens (" + std::to_string(max_tokens_) +
+                  ") before writing an answer; raise max_tokens in " + where_);
     if (content == nullptr) throw not_json(reply.body);
     return without_thinking(content->get<std::string>());
   }
