@@ -149,6 +149,14 @@ TEST_F(OpenAiGeneratorTest, NoServerSaysWhereItLooked) {
   const std::string message = error_of(*generator);
   EXPECT_THAT(message, HasSubstr("cannot reach the OpenAI-compatible server at http://127.0.0.1:"));
   EXPECT_THAT(message, HasSubstr("start it (e.g. `vllm serve m`)"));
+  // https:// to a server of plain HTTP: it is there, so not "start it".
+  ChatServer plain("/v1/chat/completions", [](const httplib::Request&, httplib::Response& response) {
+    reply_json(response, 200, completion("ok"));
+  });
+  std::string https = plain.url();
+  https.insert(4, "s");
+  auto tls = make("{model: m, base_url: '" + https + "/v1', timeout: 5}");
+  EXPECT_THAT(error_of(*tls), HasSubstr("if it serves plain HTTP, write its base_url with http://"));
 }
 
 TEST_F(OpenAiGeneratorTest, HttpErrorsSayWhatToFix) {

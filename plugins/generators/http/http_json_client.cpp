@@ -134,9 +134,11 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
   if (deadline_passed || (error == httplib::Error::Read && elapsed() >= timeout_ * 0.95))
     reply.failure = HttpReply::Failure::timed_out;
   else if (error == httplib::Error::Connection || error == httplib::Error::ConnectionTimeout ||
-           error == httplib::Error::BindIPAddress || error == httplib::Error::SSLConnection ||
-           error == httplib::Error::SSLLoadingCerts || error == httplib::Error::SSLServerVerification)
+           error == httplib::Error::BindIPAddress)
     reply.failure = HttpReply::Failure::unreachable;
+  else if (error == httplib::Error::SSLConnection || error == httplib::Error::SSLLoadingCerts ||
+           error == httplib::Error::SSLServerVerification)
+    reply.failure = HttpReply::Failure::tls;
   else
     reply.failure = HttpReply::Failure::cut_short;
   return reply;

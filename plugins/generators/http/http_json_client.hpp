@@ -15,6 +15,7 @@ struct HttpReply {
   enum class Failure {
     none,         ///< a whole reply arrived (any status)
     unreachable,  ///< no connection: nothing listens there, or the host does not answer
+    tls,          ///< a connection, but no TLS session over it (plain HTTP there, a certificate not trusted)
     timed_out,    ///< no complete reply within the timeout
     cut_short,    ///< the connection broke after the reply had started
     too_large,    ///< the reply (or one streamed line) passed HttpJsonClient::kMaxReplyBytes

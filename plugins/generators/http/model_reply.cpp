@@ -70,6 +70,9 @@ void fail_transport(const ServerHints& server, const HttpReply& reply) {
   switch (reply.failure) {
     case HttpReply::Failure::unreachable:
       throw Error("cannot reach " + server.name + " (" + reply.detail + "): " + server.start_hint);
+    case HttpReply::Failure::tls:
+      throw Error("no TLS session with " + server.name + " (" + reply.detail +
+                  "): if it serves plain HTTP, write its base_url with http://; else check that its certificate is trusted");
     case HttpReply::Failure::timed_out:
       throw Error(server.name + " did not finish answering within " + timeout.str() + " s: " + server.timeout_hint);
     case HttpReply::Failure::cut_short:
