@@ -368,6 +368,13 @@ TEST(Utf8, PrefixBytesCountsWholeCodePoints) {
   EXPECT_EQ(utf8::prefix_bytes("abc", 0), 0u);
 }
 
+TEST(Utf8, RepairedReplacesEachMalformedSequence) {
+  EXPECT_EQ(utf8::repaired("caf\xC3\xA9"), "caf\xC3\xA9");  // valid: as it is
+  EXPECT_EQ(utf8::repaired("a\xFF\xFE" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");
+  EXPECT_EQ(utf8::repaired("\xC3"), "\xEF\xBF\xBD");  // cut short at the end
+  EXPECT_TRUE(utf8::is_valid(utf8::repaired("\xED\xA0\x80 \xC0\xAF \xF4\x90\x80\x80")));  // surrogate, overlong, past U+10FFFF
+}
+
 TEST(SourceFile, CodePointOffsets) {
   // "aé€😀b": 1 + 2 + 3 + 4 + 1 bytes, 5 code points.
   const SourceFile f("x", "x", "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80" "b");

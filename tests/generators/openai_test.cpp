@@ -231,6 +231,8 @@ TEST_F(OpenAiGeneratorTest, MalformedAndCutShortRepliesAreErrors) {
     const json body = json::parse(request.body);
     const std::string model = body["model"];
     if (model == "garbled") reply_json(response, 200, {{"choices", json::array()}});
+    else if (model == "latin1")
+      response.set_content("{\"choices\": [{\"message\": {\"content\": \"caf\xE9 [1]\"}}]}", "application/json");
     else if (model == "thinker")
       reply_json(response, 200, {{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", nullptr}}},
                                                 {"finish_reason", "length"}}}}});
@@ -241,6 +243,8 @@ TEST_F(OpenAiGeneratorTest, MalformedAndCutShortRepliesAreErrors) {
   const std::string base = "{base_url: '" + server.url() + "/v1', timeout: 5, ";
   auto garbled = make(base + "model: garbled}");
   EXPECT_THAT(error_of(*garbled), HasSubstr("sent a reply that is not a chat completion"));
+  auto latin1 = make(base + "model: latin1}");  // a byte that is not UTF-8 costs its character, not the answer
+  EXPECT_EQ(latin1->generate(request()), "caf\xEF\xBF\xBD [1]");
   auto thinker = make(base + "model: thinker, max_tokens: 64}");
   EXPECT_THAT(error_of(*thinker), HasSubstr("stopped at max_tokens (64) before writing an answer; raise max_tokens in test.yaml"));
   auto garbled_stream = make(base + "model: garbled-stream, stream: true}");

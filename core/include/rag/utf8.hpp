@@ -13,6 +13,10 @@ bool is_valid(std::string_view text);
 /// True for the bytes that start a code point (everything but 10xxxxxx continuation bytes).
 constexpr bool is_lead_byte(unsigned char c) { return (c & 0xC0) != 0x80; }
 
+/// `text` with each malformed sequence replaced by U+FFFD (as a decoder reading it would show
+/// it); valid text comes back as it is.
+std::string repaired(std::string_view text);
+
 /// Number of code points in valid UTF-8 `text`.
 std::size_t count_code_points(std::string_view text);
 

@@ -42,6 +42,22 @@ bool is_valid(std::string_view text) {
   return true;
 }
 
+std::string repaired(std::string_view text) {
+  if (is_valid(text)) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 8);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  const auto length = static_cast<int32_t>(text.size());
+  for (int32_t i = 0; i < length;) {
+    const int32_t start = i;
+    UChar32 c = 0;
+    U8_NEXT(bytes, i, length, c);
+    if (c < 0) out += "\xEF\xBF\xBD";  // U+FFFD
+    else out.append(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
+  }
+  return out;
+}
+
 std::size_t count_code_points(std::string_view text) {
   std::size_t n = 0;
   for (const char c : text) n += is_lead_byte(static_cast<unsigned char>(c)) ? 1 : 0;

@@ -8,6 +8,7 @@
 
 #include "model_reply.hpp"
 #include "rag/error.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 namespace {
@@ -104,7 +105,7 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
     const HttpReply reply = client_.post("/chat/completions", body.dump(), headers);
     if (reply.failure != HttpReply::Failure::none) fail_transport(server, reply);
     if (reply.status != 200) fail_status(reply);
-    const json answer = json::parse(reply.body, nullptr, false);
+    const json answer = json::parse(utf8::repaired(reply.body), nullptr, false);  // a bad byte costs a character, not the answer
     const json* content = choice_content(answer, "message");
     if (content == nullptr && answer.is_object() && answer.contains("choices") && answer["choices"].is_array() &&
         !answer["choices"].empty() && answer["choices"][0].is_object() &&
@@ -127,7 +128,7 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
       answer.mark_done();
       return false;
     }
-    const json chunk = json::parse(data, nullptr, false);
+    const json chunk = json::parse(utf8::repaired(data), nullptr, false);
     if (!chunk.is_object()) return answer.reject(data);
     if (chunk.contains("error")) return answer.stop(error_text(data));
     if (const json* content = choice_content(chunk, "delta"); content && !answer.add(content->get<std::string>()))
