@@ -120,7 +120,7 @@ int tune(const cli::Invocation& inv) {
     if (!keys.insert(grid.back().first).second)
       throw Error("--grid " + grid.back().first + " is given twice: give its values in one --grid (KEY=V1,V2,...)");
   }
-  const std::vector<std::vector<std::string>> configs = configurations(grid);
+  std::vector<std::vector<std::string>> configs = configurations(grid);
   // The pipeline with the --set overrides every configuration shares, checked before any work.
   const std::string name = vm->count("pipeline_name") ? (*vm)["pipeline_name"].as<std::string>()
                                                       : (vm->count("pipeline") ? (*vm)["pipeline"].as<std::string>() : "");
@@ -142,6 +142,13 @@ int tune(const cli::Invocation& inv) {
     overrides.insert(overrides.end(), config.begin(), config.end());
     loaded.push_back(std::make_unique<cli::LoadedPipeline>(Pipeline::load(location.file, overrides, location.reference)));
   }
+  // A grid value equal to the pipeline's own makes the pipeline as written again: tried once.
+  for (std::size_t i = configs.size(); i-- > 1;)
+    if (YAML::Dump(loaded[i]->pipeline.yaml) == YAML::Dump(loaded[0]->pipeline.yaml)) {  // every key, not the index's alone
+      std::cerr << "note: " << describe(configs[i]) << " is the pipeline as written; it is tried once\n";
+      configs.erase(configs.begin() + static_cast<std::ptrdiff_t>(i));
+      loaded.erase(loaded.begin() + static_cast<std::ptrdiff_t>(i));
+    }
 
   const auto dataset_files = (*vm)["dataset"].as<std::vector<std::string>>();
   std::vector<std::vector<Question>> datasets;

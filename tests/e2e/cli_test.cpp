@@ -262,6 +262,11 @@ TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
   ASSERT_EQ(checked.status, 0) << checked.err;
   EXPECT_EQ(json::parse(checked.out)["pipeline"]["name"], "tuned");
   EXPECT_EQ(json::parse(checked.out)["index"]["state"], "current");
+  // A grid value equal to the pipeline's own is the pipeline as written: tried once.
+  const Outcome same = rag("tune --dataset answered.json --grid 'chunkers[0].options.max_chunk_size=400,500' --folds 3");
+  ASSERT_EQ(same.status, 0) << same.err;
+  EXPECT_THAT(same.err, HasSubstr("note: chunkers[0].options.max_chunk_size=400 is the pipeline as written; it is tried once"));
+  EXPECT_THAT(same.err, HasSubstr("configuration 2 of 2: chunkers[0].options.max_chunk_size=500"));
   // Tuned again, it says its latest tuning once.
   ASSERT_EQ(rag("tune tuned --dataset answered.json --grid retriever.options.b=0.3,0.5 --folds 3 --output configs/again.yaml").status, 0);
   const std::string description = json::parse(rag("check --pipeline again --format json").out)["pipeline"]["description"];
