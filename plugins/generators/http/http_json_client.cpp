@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -102,23 +103,33 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
 
   // The deadline covers the whole exchange: httplib times each read alone, and a server that
   // sends its head a byte at a time would hold the request as long as it liked.
-  std::mutex mutex;
-  std::condition_variable finished;
-  bool sent = false;
-  std::thread watchdog([&] {
-    std::unique_lock lock(mutex);
-    if (!finished.wait_for(lock, std::chrono::duration<double>(timeout_), [&] { return sent; })) {
-      deadline_passed = true;
-      connection_->client.stop();  // the read under way returns
+  struct Watchdog {
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool sent = false;
+    std::thread thread;
+    ~Watchdog() {  // also when send() throws: a thread left joinable would end the process
+      {
+        const std::lock_guard lock(mutex);
+        sent = true;
+      }
+      finished.notify_one();
+      thread.join();
     }
-  });
-  const httplib::Result result = connection_->client.send(request);
+  };
+  std::optional<httplib::Result> sent;
   {
-    const std::lock_guard lock(mutex);
-    sent = true;
+    Watchdog watchdog;
+    watchdog.thread = std::thread([&] {
+      std::unique_lock lock(watchdog.mutex);
+      if (!watchdog.finished.wait_for(lock, std::chrono::duration<double>(timeout_), [&] { return watchdog.sent; })) {
+        deadline_passed = true;
+        connection_->client.stop();  // the read under way returns
+      }
+    });
+    sent.emplace(connection_->client.send(request));
   }
-  finished.notify_one();
-  watchdog.join();
+  const httplib::Result& result = *sent;
   if (stopped_by_caller) return reply;
   if (too_large) {
     reply.failure = HttpReply::Failure::too_large;
