@@ -117,7 +117,7 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
       thread.join();
     }
   };
-  std::optional<httplib::Result> sent;
+  std::optional<httplib::Result> outcome;
   {
     Watchdog watchdog;
     watchdog.thread = std::thread([&] {
@@ -127,9 +127,9 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
         connection_->client.stop();  // the read under way returns
       }
     });
-    sent.emplace(connection_->client.send(request));
+    outcome.emplace(connection_->client.send(request));
   }
-  const httplib::Result& result = *sent;
+  const httplib::Result& result = *outcome;
   if (stopped_by_caller) return reply;
   if (too_large) {
     reply.failure = HttpReply::Failure::too_large;
