@@ -6,6 +6,23 @@
 #include <unicode/utf8.h>
 
 namespace rag::utf8 {
+namespace {
+
+// Calls `visit(c, bytes)` for each code point of `text` as ICU's U8_NEXT reads it: c < 0 for a
+// malformed sequence, `bytes` the text it took.
+template <class Visit>
+void for_each_code_point(std::string_view text, Visit visit) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  const auto size = static_cast<int32_t>(text.size());
+  for (int32_t i = 0; i < size;) {
+    const int32_t begin = i;
+    UChar32 c = 0;
+    U8_NEXT(bytes, i, size, c);
+    visit(c, text.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(i - begin)));
+  }
+}
+
+}  // namespace
 
 bool is_valid(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
@@ -46,15 +63,10 @@ std::string repaired(std::string_view text) {
   if (is_valid(text)) return std::string(text);
   std::string out;
   out.reserve(text.size() + 8);
-  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  const auto length = static_cast<int32_t>(text.size());
-  for (int32_t i = 0; i < length;) {
-    const int32_t start = i;
-    UChar32 c = 0;
-    U8_NEXT(bytes, i, length, c);
+  for_each_code_point(text, [&](UChar32 c, std::string_view bytes) {
     if (c < 0) out += "\xEF\xBF\xBD";  // U+FFFD
-    else out.append(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
-  }
+    else out.append(bytes);
+  });
   return out;
 }
 
@@ -83,14 +95,9 @@ std::string lower(std::string_view text) {
   }
   std::string out;
   out.reserve(text.size());
-  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  const auto size = static_cast<int32_t>(text.size());
-  for (int32_t i = 0; i < size;) {
-    const int32_t begin = i;
-    UChar32 c = 0;
-    U8_NEXT(bytes, i, size, c);
+  for_each_code_point(text, [&](UChar32 c, std::string_view bytes) {
     if (c < 0) {
-      out.append(text.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(i - begin)));
+      out.append(bytes);
     } else if (c < 0x80) {
       out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     } else {
@@ -99,7 +106,7 @@ std::string lower(std::string_view text) {
       U8_APPEND_UNSAFE(buffer, length, u_tolower(c));
       out.append(buffer, static_cast<std::size_t>(length));
     }
-  }
+  });
   return out;
 }
 
