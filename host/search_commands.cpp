@@ -15,6 +15,7 @@
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/responses.hpp"
+#include "rag/support.hpp"
 #include "rag/utf8.hpp"
 #include "text_output.hpp"
 
@@ -132,18 +133,25 @@ int search(const cli::Invocation& inv) {
     std::cerr << "warning: --k " << k << " is more than the " << index.chunk_count()
               << " chunks of the index; returning at most those\n";
 
+  // A query in another language is read in English, as `rag answer` reads a question.
+  const auto count = [&](std::string_view word) { return chunks_holding(index, word); };
   const auto run_query = [&](const std::string& text) {
     const auto start = Clock::now();
     std::vector<std::string> warnings;
-    const std::vector<Hit> hits = index.search(text, k, &warnings);
+    const std::string read_as = loaded.stages.translator().translate(text, count);
+    const std::vector<Hit> hits = index.search(read_as, k, &warnings);
     const double elapsed = milliseconds_since(start);
     for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
-    const json result = results_json(index, text, hits, elapsed, warnings, truths, k);
+    json result = results_json(index, text, hits, elapsed, warnings, truths, k);
+    if (read_as != text) {
+      result["translated_query"] = read_as;
+      if (format == cli::Format::text) std::cerr << "note: read in English as: " << read_as << "\n";
+    }
     std::vector<std::string> files;
     for (const Hit& h : hits) files.emplace_back(index.chunk(h.chunk).file_path);
     cli::warn_changed(index, loaded.pipeline, files);
     if (format == cli::Format::json) cli::print(json_text(result, from_input ? -1 : 2));
-    else std::cout << results_text(index, text, hits, elapsed, result["metrics"]) << std::flush;
+    else std::cout << results_text(index, read_as, hits, elapsed, result["metrics"]) << std::flush;
     return hits.empty();
   };
   if (!from_input) {

@@ -128,5 +128,18 @@ TEST_F(VllmRecall, FindsKernelsAndScriptsBeyondPythonAndMarkdown) {
                      "data/raw/vllm-0.10.1/", "CMakeLists.txt"));
 }
 
+// `rag search` reads a query in another language in English, as `rag answer` reads a question
+// (the default pipeline's glossary and Debian's dictionaries), and says how it read it.
+TEST_F(VllmRecall, SearchReadsOtherLanguagesInEnglish) {
+  const auto out = *scratch_ / "search.json";
+  ASSERT_EQ(run("search 'décodage spéculatif' -k 5 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+  const nlohmann::json results = nlohmann::json::parse(testing::read_all(out));
+  EXPECT_EQ(results["translated_query"], "speculative decoding");
+  ASSERT_FALSE(results["retrieved_chunks"].empty());
+  EXPECT_EQ(results["retrieved_chunks"][0]["file_path"], "data/raw/vllm-0.10.1/docs/features/spec_decode.md");
+  ASSERT_EQ(run("search 'speculative decoding' -k 5 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+  EXPECT_FALSE(nlohmann::json::parse(testing::read_all(out)).contains("translated_query"));  // English as it is
+}
+
 }  // namespace
 }  // namespace rag
