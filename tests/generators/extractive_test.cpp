@@ -384,6 +384,10 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
   EXPECT_EQ(lead("Какое значение по умолчанию у top_p?", "class SamplingParams:\n    top_p: float = 1.0\n", "ru",
                  "what value default top_p"),
             "Значение `top_p` по умолчанию: `1.0`. [1]");
+  // A value over lines, or with a backtick, is not quoted inline (it would open a code block).
+  EXPECT_THAT(lead("What is the default value of the dst parameter in gather?",
+                   "def gather(input_, dst: int =   \"\"\"Gather `vllm serve m`\n``\ninput.\"\"\"\n"),
+              Not(HasSubstr("The default")));
   // A keyword argument of a call sets a value, and a plain assignment assigns one: no default.
   EXPECT_THAT(lead("What is the default value of the seed parameter?", "llm = LLM(model, seed=42)\nseed = 7\n"),
               Not(HasSubstr("The default")));

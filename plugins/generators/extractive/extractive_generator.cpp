@@ -501,7 +501,8 @@ std::string ExtractiveGenerator::default_sentence(const GenerationRequest& reque
       for (const std::size_t u : order) {
         if (!units[u].code || (n >= named && !in_context(units[u].evidence, plain[n - named]))) continue;
         const std::string_view value = default_of(units[u].text, names[n], lookup);
-        if (value.empty()) continue;
+        // A value over several lines, or with a backtick, cannot be quoted inline: its code says it.
+        if (value.empty() || value.find_first_of("\n`") != std::string_view::npos) continue;
         std::string quoted_name(1, '`'), quoted_value(1, '`');
         quoted_name.append(names[n]).append("`");
         quoted_value.append(value).append("`");
