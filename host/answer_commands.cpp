@@ -220,7 +220,6 @@ int answer_dataset(const cli::Invocation& inv) {
   const Index index(loaded.stages);
   const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base);
 
-  const auto count = [&](std::string_view word) { return chunks_holding(index, word); };
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
   std::vector<std::string> queries;    // and how retrieval read it (translated)
   json document;
@@ -233,7 +232,7 @@ int answer_dataset(const cli::Invocation& inv) {
     searched.k = k;
     for (const auto& q : questions) {
       const auto start = Clock::now();
-      queries.push_back(loaded.stages.translator().translate(q.text, count));
+      queries.push_back(read_in_english(loaded.stages.translator(), index, q.text));
       hits.push_back(index.search(queries.back(), k));
       const double search_ms = milliseconds_since(start);  // as search_questions() times it
       searched.results.push_back({q.id, q.text, to_sources(index, hits.back()), search_ms});
@@ -267,7 +266,7 @@ int answer_dataset(const cli::Invocation& inv) {
           throw Error(input.string() + ": search result " + std::to_string(i + 1) + " (" + result.question_id + "): " +
                       e.what());
         }
-        request.query = loaded.stages.translator().translate(request.question, count);
+        request.query = read_in_english(loaded.stages.translator(), index, request.question);
         defined = sources_define(request.query, request.evidence);
       } else {
         const WithDefinitions found = with_definitions(index, queries[i], hits[i]);

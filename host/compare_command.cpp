@@ -224,20 +224,21 @@ int compare(const cli::Invocation& inv) {
   if (!vm->count("dataset")) throw Error("rag compare: give at least one --dataset (an answered dataset)");
   const std::size_t k = cli::read_k(*vm, kMaxResultsK);
   const std::size_t show = cli::read_count(*vm, "show");
+  const auto specs = (*vm)["pipeline"].as<std::vector<std::string>>();
+  if (specs.size() > 26) throw Error("rag compare: at most 26 pipelines (A to Z)");
+  const auto dataset_files = (*vm)["dataset"].as<std::vector<std::string>>();
+  std::vector<PipelineLocation> locations;
+  for (const auto& spec : specs) locations.push_back(locate_pipeline(spec, std::filesystem::current_path()));
   // The outputs, before the searches rather than after: none of them a file the comparison reads.
-  std::vector<std::filesystem::path> inputs;
-  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) inputs.emplace_back(file);
-  for (const auto& spec : (*vm)["pipeline"].as<std::vector<std::string>>())
-    inputs.push_back(locate_pipeline(spec, std::filesystem::current_path()).file);
+  std::vector<std::filesystem::path> inputs(dataset_files.begin(), dataset_files.end());
+  for (const auto& location : locations) inputs.push_back(location.file);
   cli::check_outputs(cli::outputs_given(*vm, {"json", "markdown"}), inputs);
   std::vector<std::pair<std::string, std::vector<Question>>> datasets;
-  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) {
+  for (const auto& file : dataset_files) {
     datasets.emplace_back(file, load_answered_questions(file));
     if (datasets.back().second.empty()) throw Error(file + ": the dataset has no questions");
   }
 
-  const auto specs = (*vm)["pipeline"].as<std::vector<std::string>>();
-  if (specs.size() > 26) throw Error("rag compare: at most 26 pipelines (A to Z)");
   // Overrides by letter: "B:retriever.options.k1=0.9" for B alone, "KEY=VALUE" for all.
   std::vector<std::vector<std::string>> overrides(specs.size());
   for (const auto& assignment : vm->count("set") ? (*vm)["set"].as<std::vector<std::string>>() : std::vector<std::string>{}) {
@@ -254,7 +255,7 @@ int compare(const cli::Invocation& inv) {
   }
   std::vector<Contender> contenders;
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    const PipelineLocation location = locate_pipeline(specs[i], std::filesystem::current_path());
+    const PipelineLocation& location = locations[i];
     Contender c;
     c.letter = std::string(1, static_cast<char>('A' + i));
     c.loaded = std::make_unique<cli::LoadedPipeline>(Pipeline::load(location.file, overrides[i], location.reference));

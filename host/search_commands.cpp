@@ -9,13 +9,13 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "rag/answering.hpp"
 #include "rag/dataset.hpp"
 #include "rag/error.hpp"
 #include "rag/evaluation.hpp"
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/responses.hpp"
-#include "rag/support.hpp"
 #include "rag/utf8.hpp"
 #include "text_output.hpp"
 
@@ -134,11 +134,10 @@ int search(const cli::Invocation& inv) {
               << " chunks of the index; returning at most those\n";
 
   // A query in another language is read in English, as `rag answer` reads a question.
-  const auto count = [&](std::string_view word) { return chunks_holding(index, word); };
   const auto run_query = [&](const std::string& text) {
     const auto start = Clock::now();
     std::vector<std::string> warnings;
-    const std::string read_as = loaded.stages.translator().translate(text, count);
+    const std::string read_as = read_in_english(loaded.stages.translator(), index, text);
     const std::vector<Hit> hits = index.search(read_as, k, &warnings);
     const double elapsed = milliseconds_since(start);
     for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";

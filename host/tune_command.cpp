@@ -125,9 +125,10 @@ int tune(const cli::Invocation& inv) {
   const std::string name = vm->count("pipeline_name") ? (*vm)["pipeline_name"].as<std::string>()
                                                       : (vm->count("pipeline") ? (*vm)["pipeline"].as<std::string>() : "");
   const PipelineLocation location = locate_pipeline(name, std::filesystem::current_path());
+  const auto dataset_files = (*vm)["dataset"].as<std::vector<std::string>>();
   // The outputs, before the runs rather than after: none of them a file the runs read.
-  std::vector<std::filesystem::path> inputs = {location.file};
-  for (const auto& file : (*vm)["dataset"].as<std::vector<std::string>>()) inputs.emplace_back(file);
+  std::vector<std::filesystem::path> inputs(dataset_files.begin(), dataset_files.end());
+  inputs.push_back(location.file);
   cli::check_outputs(cli::outputs_given(*vm, {"output", "json"}), inputs);
   // Where the chosen pipeline goes: its relative paths (corpus, index) mean the same only where
   // the pipeline's own do.
@@ -150,7 +151,6 @@ int tune(const cli::Invocation& inv) {
       loaded.erase(loaded.begin() + static_cast<std::ptrdiff_t>(i));
     }
 
-  const auto dataset_files = (*vm)["dataset"].as<std::vector<std::string>>();
   std::vector<std::vector<Question>> datasets;
   TuningData data;
   data.folds = static_cast<std::size_t>(folds);

@@ -50,6 +50,11 @@ struct AnsweredQuestion {
 WrittenAnswer write_answer(const GenerationRequest& request, Generator& generator, const SupportMeter& meter,
                            const ContextConfig& config, bool defined = false);
 
+/// `question` as retrieval reads it: in English, by `translator`, choosing among a word's
+/// translations those `index` holds most (rag/translation.hpp); the question itself when it is
+/// English or the pipeline translates nothing.
+std::string read_in_english(const QueryTranslator& translator, const Index& index, std::string_view question);
+
 /// Answers `question` from the best `k` chunks of `index`, retrieved for the question as
 /// `translator` renders it. `on_sources`, when given, is called with the assembled request (its
 /// evidence numbered) and the timings so far, before the generator runs; `on_text`, when given,

@@ -30,14 +30,17 @@ WrittenAnswer write_answer(const GenerationRequest& request, Generator& generato
   return out;
 }
 
+std::string read_in_english(const QueryTranslator& translator, const Index& index, std::string_view question) {
+  return translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
+}
+
 AnsweredQuestion answer_question(const Index& index, const QueryTranslator& translator, const ContextAssembler& assembler,
                                  Generator& generator, const std::string& question, std::size_t k,
                                  const std::function<void(const GenerationRequest&, const AnswerTimings&)>& on_sources,
                                  std::function<void(std::string_view)> on_text) {
   AnsweredQuestion out;
   const auto start = std::chrono::steady_clock::now();
-  const std::string query =
-      translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
+  const std::string query = read_in_english(translator, index, question);
   const WithDefinitions found = with_definitions(index, query, index.search(query, k));
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();

@@ -153,20 +153,22 @@ struct Piece {
 std::vector<ChatMessagePart> split_for_chat(std::string_view answer, std::size_t max_chars) {
   if (max_chars < 40) throw Error("messages of fewer than 40 characters cannot hold an answer");
   const std::vector<Block> blocks = blocks_of(answer);
+  std::vector<bool> table(blocks.size());
+  for (std::size_t b = 0; b < blocks.size(); ++b) table[b] = is_table(blocks[b]);
+  // Code and tables are read under the paragraph that introduces them.
+  const auto shown = [&](std::size_t b) { return blocks[b].code || table[b]; };
   std::vector<Piece> pieces;  // each within max_chars
   std::vector<int> introduced;  // the sources of the paragraph before, when it introduces this block
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const Block& block = blocks[b];
-    const bool shown = block.code || is_table(block);  // code or a table: read under its introduction
     const std::string whole = block.code ? block.fence + "\n" + block.text + "\n```" : block.text;
     std::vector<std::string> cut;
     if (length(whole) <= max_chars) cut.push_back(whole);
-    else cut = block.code ? cut_code(block, max_chars) : is_table(block) ? cut_table(block, max_chars) : cut_text(block.text, max_chars);
-    const bool introduces = !shown && block.text.ends_with(':') && b + 1 < blocks.size() &&
-                            (blocks[b + 1].code || is_table(blocks[b + 1]));
+    else cut = block.code ? cut_code(block, max_chars) : table[b] ? cut_table(block, max_chars) : cut_text(block.text, max_chars);
+    const bool introduces = !shown(b) && block.text.ends_with(':') && b + 1 < blocks.size() && shown(b + 1);
     for (std::size_t c = 0; c < cut.size(); ++c) {
       std::vector<int> sources = cited_numbers(cut[c]);
-      if (sources.empty() && shown) sources = introduced;
+      if (sources.empty() && shown(b)) sources = introduced;
       pieces.push_back({std::move(cut[c]), std::move(sources), introduces && c + 1 == cut.size()});
     }
     introduced = introduces ? cited_numbers(block.text) : std::vector<int>();

@@ -8,7 +8,6 @@
 #include "rag/corpus.hpp"
 #include "rag/file_io.hpp"
 #include "rag/responses.hpp"
-#include "rag/support.hpp"
 #include "rag/source_file.hpp"
 #include "rag/utf8.hpp"
 
@@ -179,8 +178,7 @@ json Service::search(std::string_view name, const std::string& query, long long 
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> warnings;
   // A query in another language is read in English, as an answer's question is.
-  const std::string read_as = served.stages().translator().translate(
-      q, [&](std::string_view word) { return chunks_holding(generation->index, word); });
+  const std::string read_as = read_in_english(served.stages().translator(), generation->index, q);
   const std::vector<Hit> hits = generation->index.search(read_as, count, &warnings);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   metrics_.observe_stage("retrieve", ms / 1000);

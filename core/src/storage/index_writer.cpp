@@ -234,20 +234,21 @@ std::vector<StoredFile> chunk_files(const PipelineStages& stages, std::span<cons
   return files;
 }
 
-// Whether a file that could not be read (recorded with no digest) can be now: a chmod changes
-// neither its size nor its time.
-bool can_open(const std::string& path) {
+// Whether `file`, recorded as one that could not be read (no digest), can be read at `path` now:
+// a chmod changes neither its size nor its time.
+bool readable_again(const SegmentStore::File& file, const std::string& path) {
+  if (file.digest != 0) return false;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   ::close(fd);
   return true;
 }
 
-bool unreadable_now_readable(const Pipeline& pipeline, const std::vector<OpenSegment>& segments) {
+bool any_readable_again(const Pipeline& pipeline, const std::vector<OpenSegment>& segments) {
   for (const OpenSegment& s : segments)
     for (const std::uint32_t f : s.live_files())
       if (const SegmentStore::File file = s.store->file(f);
-          file.digest == 0 && can_open((pipeline.corpus_dir / std::string(file.relative_path)).string()))
+          readable_again(file, (pipeline.corpus_dir / std::string(file.relative_path)).string()))
         return true;
   return false;
 }
@@ -330,7 +331,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
       }
       segments = open_segments(pipeline, old);  // damage found now, not by the next search
       if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
-          !unreadable_now_readable(pipeline, segments)) {
+          !any_readable_again(pipeline, segments)) {
         report.files = old.at("corpus").value("files", std::size_t{0});
         report.skipped = old.at("corpus").value("skipped", std::size_t{0});
         report.chunks = old.value("chunks", std::size_t{0});
@@ -376,7 +377,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     }
     const auto [s, f] = it->second;
     const SegmentStore::File file = segments[s].store->file(f);
-    if (file.size != entry.size || file.modified != entry.modified || (file.digest == 0 && can_open(entry.path))) {
+    if (file.size != entry.size || file.modified != entry.modified || readable_again(file, entry.path)) {
       to_index.push_back(&entry);
       ++report.changed;
       segments[s].remove_file(f);
@@ -413,8 +414,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     // Name the files passed over: "no chunks" alone would hide that everything was binary or too large.
     std::vector<std::string> notes = listing.notes;
     for (const OpenSegment& s : segments)
-      for (const std::uint32_t f : s.live_files())
-        notes.push_back(std::string(s.store->file(f).relative_path) + ": " + std::string(s.store->file(f).note));
+      for (const std::uint32_t f : s.live_files()) notes.push_back(passed_over(s.store->file(f)));
     std::string passed_over;
     if (!notes.empty()) passed_over = ", " + std::to_string(notes.size()) + " passed over, e.g. " + notes.front();
     throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" +

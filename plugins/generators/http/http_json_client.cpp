@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "rag/error.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 
@@ -92,7 +93,7 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
     for (std::size_t end; (end = pending.find('\n', begin)) != std::string::npos; begin = end + 1) {
       std::string_view line(pending.data() + begin, end - begin);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (!on_line(line)) {
+      if (!on_line(utf8::repaired(line))) {
         stopped_by_caller = true;
         return false;
       }
@@ -136,7 +137,8 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
     return reply;
   }
   if (result && !deadline_passed) {
-    if (on_line && reply.status == 200 && !pending.empty()) on_line(pending);  // a last line without '\n'
+    if (on_line && reply.status == 200 && !pending.empty()) on_line(utf8::repaired(pending));  // a last line without '\n'
+    if (!utf8::is_valid(reply.body)) reply.body = utf8::repaired(reply.body);
     return reply;
   }
   const httplib::Error error = result.error();

@@ -43,7 +43,8 @@ class HttpJsonClient {
 
   /// POSTs `json` to the prefix + `path`. With `on_line`, the body of a 200 reply is handed over
   /// line by line as it arrives (newline-delimited JSON, server-sent events), without the line
-  /// ends; on_line returns false to stop reading.
+  /// ends; on_line returns false to stop reading. Bytes that are not UTF-8, in the body or a line,
+  /// come as U+FFFD: a bad byte of a model's reply costs a character, not the answer.
   HttpReply post(const std::string& path, const std::string& json, const Headers& headers,
                  const std::function<bool(std::string_view line)>& on_line = {});
 

@@ -4,7 +4,6 @@
 
 #include "model_reply.hpp"
 #include "rag/error.hpp"
-#include "rag/utf8.hpp"
 
 namespace rag {
 namespace {
@@ -64,7 +63,7 @@ std::string OllamaGenerator::generate(const GenerationRequest& request) {
     const HttpReply reply = client_.post("/api/chat", body.dump(), {});
     if (reply.failure != HttpReply::Failure::none) fail_transport(server, reply);
     if (reply.status != 200) fail_status(reply);
-    const json answer = json::parse(utf8::repaired(reply.body), nullptr, false);  // a bad byte costs a character, not the answer
+    const json answer = json::parse(reply.body, nullptr, false);
     if (!answer.is_object() || !answer.contains("message") || !answer["message"].is_object() ||
         !answer["message"].contains("content") || !answer["message"]["content"].is_string())
       throw not_json(reply.body);
@@ -75,7 +74,7 @@ std::string OllamaGenerator::generate(const GenerationRequest& request) {
   StreamedAnswer answer(request.on_text);
   const HttpReply reply = client_.post("/api/chat", body.dump(), {}, [&](std::string_view line) {
     if (line.empty()) return true;
-    const json piece = json::parse(utf8::repaired(line), nullptr, false);
+    const json piece = json::parse(line, nullptr, false);
     if (!piece.is_object()) return answer.reject(line);
     if (piece.contains("error")) return answer.stop(error_text(line));
     if (piece.contains("message") && piece["message"].is_object() && piece["message"].contains("content") &&

@@ -8,21 +8,34 @@
 
 #include "model_reply.hpp"
 #include "rag/error.hpp"
-#include "rag/utf8.hpp"
 
 namespace rag {
 namespace {
 
 using json = nlohmann::json;
 
+// choices[0], when it is an object.
+const json* first_choice(const json& reply) {
+  if (!reply.is_object() || !reply.contains("choices") || !reply["choices"].is_array() || reply["choices"].empty() ||
+      !reply["choices"][0].is_object())
+    return nullptr;
+  return &reply["choices"][0];
+}
+
 // The text of choices[0].<field>.content, when there is one.
 const json* choice_content(const json& reply, const char* field) {
-  if (!reply.is_object() || !reply.contains("choices") || !reply["choices"].is_array() || reply["choices"].empty())
-    return nullptr;
-  const json& choice = reply["choices"][0];
-  if (!choice.is_object() || !choice.contains(field) || !choice[field].is_object()) return nullptr;
-  const json& message = choice[field];
+  const json* choice = first_choice(reply);
+  if (choice == nullptr || !choice->contains(field) || !(*choice)[field].is_object()) return nullptr;
+  const json& message = (*choice)[field];
   return message.contains("content") && message["content"].is_string() ? &message["content"] : nullptr;
+}
+
+// choices[0].finish_reason, or "" while the answer goes on.
+std::string finish_reason(const json& reply) {
+  const json* choice = first_choice(reply);
+  return choice != nullptr && choice->contains("finish_reason") && (*choice)["finish_reason"].is_string()
+             ? (*choice)["finish_reason"].get<std::string>()
+             : std::string();
 }
 
 }  // namespace
@@ -105,11 +118,9 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
     const HttpReply reply = client_.post("/chat/completions", body.dump(), headers);
     if (reply.failure != HttpReply::Failure::none) fail_transport(server, reply);
     if (reply.status != 200) fail_status(reply);
-    const json answer = json::parse(utf8::repaired(reply.body), nullptr, false);  // a bad byte costs a character, not the answer
+    const json answer = json::parse(reply.body, nullptr, false);
     const json* content = choice_content(answer, "message");
-    if (content == nullptr && answer.is_object() && answer.contains("choices") && answer["choices"].is_array() &&
-        !answer["choices"].empty() && answer["choices"][0].is_object() &&
-        answer["choices"][0].value("finish_reason", json()) == "length")  // a thinking model that ran out
+    if (content == nullptr && finish_reason(answer) == "length")  // a thinking model that ran out
       throw Error(server.name + " stopped at max_tokens (" + std::to_string(max_tokens_) +
                   ") before writing an answer; raise max_tokens in " + where_);
     if (content == nullptr) throw not_json(reply.body);
@@ -128,15 +139,12 @@ std::string OpenAiGenerator::generate(const GenerationRequest& request) {
       answer.mark_done();
       return false;
     }
-    const json chunk = json::parse(utf8::repaired(data), nullptr, false);
+    const json chunk = json::parse(data, nullptr, false);
     if (!chunk.is_object()) return answer.reject(data);
     if (chunk.contains("error")) return answer.stop(error_text(data));
     if (const json* content = choice_content(chunk, "delta"); content && !answer.add(content->get<std::string>()))
       return false;
-    if (chunk.contains("choices") && chunk["choices"].is_array() && !chunk["choices"].empty() &&
-        chunk["choices"][0].is_object() && chunk["choices"][0].contains("finish_reason") &&
-        chunk["choices"][0]["finish_reason"].is_string())
-      answer.mark_done();
+    if (!finish_reason(chunk).empty()) answer.mark_done();
     return true;
   });
   return answer.finish(server, reply, not_json, fail);
