@@ -186,6 +186,36 @@ class SchedulerConfig:
   for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/pkg/cache.py");
 }
 
+// "What is X?" about an idea: the page or section titled with it comes first, its introduction
+// with it when the title's own chunk is short, while pages that only use the words rank first in
+// search.
+TEST_F(AnswerCliTest, AnIdeaAskedAboutIsReadWhereAPageIsTitledWithIt) {
+  dir_.write("repo/docs/features/prefix_caching.md",
+             "# Automatic Prefix Caching\n\nThis page introduces the feature.\n\n## Introduction\n\n"
+             "Automatic prefix caching reuses the KV blocks of a shared prompt prefix, so that a new request skips "
+             "the prefill of the part it shares.\n");
+  dir_.write("repo/docs/tuning.md",
+             "# Tuning\n\n## Memory\n\nPrefix caching, prefix caching again: turn prefix caching off when prefix "
+             "caching costs memory.\n");
+  index();
+  const auto answer = [&](const std::string& question) {
+    const Outcome r = rag("answer '" + question + "' --pipeline pipeline.yaml --k 3 --set context.min_support=0");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(r.out);
+  };
+  EXPECT_EQ(json::parse(rag("search 'What is prefix caching?' --pipeline pipeline.yaml --k 1").out)
+                ["retrieved_chunks"][0]["file_path"],
+            "repo/docs/tuning.md");
+  const json idea = answer("What is prefix caching?");
+  ASSERT_GE(idea["sources"].size(), 2u);
+  EXPECT_EQ(idea["sources"][0]["file_path"], "repo/docs/features/prefix_caching.md");
+  EXPECT_EQ(idea["sources"][0]["first_character_index"], 0);
+  EXPECT_THAT(idea["answer"].get<std::string>(), HasSubstr("reuses the KV blocks"));
+  // No page is titled with speculative decoding.
+  const json none = answer("What is speculative decoding?");
+  for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/docs/features/prefix_caching.md");
+}
+
 TEST_F(AnswerCliTest, AnswerDatasetThenEvaluateAnswers) {
   ASSERT_EQ(rag("search_dataset --dataset_path answered.json --save_directory results --k 5 "
                              "--pipeline pipeline.yaml").status, 0);

@@ -1,7 +1,8 @@
 #pragma once
 // The definitions a question asks about. "Where is SamplingParams defined?", "What is the default
 // of max_logprobs?" or "What does swap_space control?" are answered by the class, function or
-// field that defines the name, while retrieval ranks first the many places that use it. Answering
+// field that defines the name, "What is prefix caching?" by the page titled with it, while
+// retrieval ranks first the many places that use it. Answering
 // looks the definitions up and puts them first among the sources (`rag answer`, `rag serve`,
 // `answer_dataset --dataset_path`); search results are not changed.
 #include <string>
@@ -31,8 +32,10 @@ bool is_field_noun(std::string_view word);
 /// "what does x_y mean" one (or "what does the seed parameter do": a word it calls a parameter,
 /// option, argument, field, attribute, setting or flag), the code that gives a value to one of its
 /// words at the start of a line (`name: T = v`, `name = v`, not a keyword
-/// argument `name=v`), in the class it names when it names one. Candidates are the index's best
-/// chunks for the name (and that class). A definition added takes the best score of `hits`.
+/// argument `name=v`), in the class it names when it names one; a "what is" question about an
+/// idea (no field), the documentation page or section titled with its words, from its start.
+/// Candidates are the index's best chunks for the name (and that class), or for the question. A
+/// definition added takes the best score of `hits`.
 struct WithDefinitions {
   std::vector<Hit> hits;
   std::size_t definitions = 0;  ///< how many of the first hits are definitions looked up

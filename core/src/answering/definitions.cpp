@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "rag/analyzer.hpp"
+#include "rag/question_words.hpp"
 #include "rag/question_kind.hpp"
 
 namespace rag {
@@ -262,6 +263,84 @@ std::optional<Hit> named_file(const Index& index, std::string_view question) {
   return std::nullopt;
 }
 
+// A header that names a subject says a little more at most ("Automatic Prefix Caching" for
+// prefix caching, "LoRA Adapters", "Welcome to vLLM"): more words, and it is about something else.
+constexpr std::size_t kMaxExtraTitleTerms = 2;
+// A titled section's first chunk shorter than this (code points) comes with the next one.
+constexpr std::size_t kShortIntroduction = 400;
+
+// "What is automatic prefix caching?" names no code, but the documentation has a page or section
+// titled with it, whose first paragraphs explain it while the pages that use the term rank
+// first. Among the Markdown sections of the files of the index's best chunks for the question,
+// those whose own header holds the question's words (each in the header or in its file's path, one
+// at least in the header), the shallowest, then with the fewest other words in the header, then
+// in a file named after the most of them (docs/features/structured_outputs.md before
+// examples/.../structured_outputs/README.md), then in the best ranked file: its first chunk, and
+// the next when that one is short. The path is the whole one, with the corpus's own folder: every
+// file of data/raw/vllm-0.10.1 is about vLLM ("What is LoRA in vLLM?").
+std::vector<Hit> titled_section(const Index& index, std::string_view question) {
+  static const Analyzer analyzer{AnalyzerConfig{}};
+  std::vector<QuestionWord> words = question_words(question, analyzer);
+  std::erase_if(words, [](const QuestionWord& w) {
+    const std::string& t = w.text;
+    return t == "mean" || t == "means" || t == "do" || t == "does" || is_field_noun(t);
+  });
+  if (words.empty()) return {};
+  // How well a section is titled with the question's words, smaller is better; none when not.
+  using Rank = std::tuple<std::size_t, std::size_t, std::size_t>;  // depth, other header terms, words not in the file's name
+  const auto title_rank = [&](const ChunkView& c) -> std::optional<Rank> {
+    const std::vector<std::string> header = sorted_terms(last_part(c.section), analyzer);
+    const std::vector<std::string> path = sorted_terms(c.file_path, analyzer);
+    const std::string_view file = c.file_path.substr(c.file_path.rfind('/') + 1);
+    const std::vector<std::string> name = sorted_terms(file.substr(0, file.rfind('.')), analyzer);
+    bool in_header = false;
+    std::size_t unnamed = 0;
+    for (const QuestionWord& w : words) {
+      const bool titled = w.coverage(header) == 1.0;
+      if (!titled && w.coverage(path) < 1.0) return std::nullopt;
+      in_header = in_header || titled;
+      unnamed += w.coverage(name) < 1.0;
+    }
+    if (!in_header) return std::nullopt;
+    std::size_t extra = 0;
+    for (const std::string& term : header)
+      extra += std::none_of(words.begin(), words.end(), [&](const QuestionWord& w) {
+        return w.whole == term || std::find(w.parts.begin(), w.parts.end(), term) != w.parts.end();
+      });
+    if (extra > kMaxExtraTitleTerms) return std::nullopt;
+    return Rank{static_cast<std::size_t>(std::count(c.section.begin(), c.section.end(), '>')), extra, unnamed};
+  };
+  std::optional<std::pair<Rank, Hit>> best;  // the best titled section's first chunk
+  std::vector<std::string_view> files;
+  for (const Hit& hit : index.search(question, kCandidates / 5)) {
+    const ChunkView chunk = index.chunk(hit.chunk);
+    if (std::find(files.begin(), files.end(), chunk.file_path) != files.end()) continue;
+    files.push_back(chunk.file_path);
+    // A file's chunks come in text order: a section's first is where it starts.
+    std::vector<std::string_view> sections;
+    for (const std::uint32_t id : index.chunks_of(chunk.file_path)) {
+      const ChunkView c = index.chunk(id);
+      if (c.kind != "markdown" || c.section.empty() ||
+          std::find(sections.begin(), sections.end(), c.section) != sections.end())
+        continue;
+      sections.push_back(c.section);
+      if (const std::optional<Rank> rank = title_rank(c); rank && (!best || *rank < best->first))
+        best.emplace(*rank, Hit{id, hit.score});
+    }
+  }
+  if (!best) return {};
+  // A page's title and one line about it leave the explaining to the next section.
+  const Hit first = best->second;
+  const ChunkView chunk = index.chunk(first.chunk);
+  if (chunk.last_char - chunk.first_char >= kShortIntroduction) return {first};
+  const std::vector<std::uint32_t> chunks = index.chunks_of(chunk.file_path);
+  const auto at = std::find(chunks.begin(), chunks.end(), first.chunk);
+  for (auto next = at; next != chunks.end(); ++next)
+    if (const ChunkView c = index.chunk(*next); c.kind == "markdown" && c.first_char >= chunk.last_char)
+      return {first, Hit{*next, first.score}};
+  return {first};
+}
+
 }  // namespace
 
 std::vector<std::string> code_names(std::string_view question) {
@@ -351,7 +430,10 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
       found.push_back(*hit);
   };
   for (const std::string& name : asked.declared) add(declaration(index, name));
-  if (question_kind(question) == QuestionKind::where && found.empty()) add(named_file(index, question));
+  const QuestionKind kind = question_kind(question);
+  if (kind == QuestionKind::where && found.empty()) add(named_file(index, question));
+  if (kind == QuestionKind::what_is && asked.fields.empty())
+    for (const Hit& hit : titled_section(index, question)) add(hit);
   std::string in_owners;
   for (const std::string& owner : asked.owners) in_owners += " " + owner;
   for (const std::string& field : asked.fields)
