@@ -271,7 +271,7 @@ int answer_dataset(const cli::Invocation& inv) {
       } else {
         const WithDefinitions found = with_definitions(index, queries[i], hits[i]);
         request = assembler.assemble(questions[i].text, found.hits);
-        request.query = queries[i];
+        request.query = found.query;
         defined = found.definitions > 0 || sources_define(request.query, request.evidence);
       }
       const auto start = Clock::now();

@@ -181,6 +181,17 @@ class SchedulerConfig:
   EXPECT_EQ(json::parse(rag("search 'Where is the block allocator implemented?' --pipeline pipeline.yaml --k 1").out)
                 ["retrieved_chunks"][0]["file_path"],
             "repo/pkg/engine.py");
+  // A field described in words, its abbreviations spelt out, is the field, while the words rank
+  // a function that only says them first.
+  dir_.write("repo/pkg/limits.py", "def clamp(n, limit):\n    \"\"\"Sets the maximum number of sequences: the number of sequences, "
+                                   "at most the maximum number.\"\"\"\n    return min(n, limit)\n");
+  index();
+  EXPECT_EQ(json::parse(rag("search 'How do I set the maximum number of sequences?' --pipeline pipeline.yaml --k 1").out)
+                ["retrieved_chunks"][0]["file_path"],
+            "repo/pkg/limits.py");
+  const json described = first_source("How do I set the maximum number of sequences?");
+  EXPECT_EQ(described["sources"][0]["file_path"], "repo/pkg/scheduler.py");
+  EXPECT_THAT(described["answer"].get<std::string>(), HasSubstr("max_num_seqs"));
   // A name nothing defines adds no source.
   const json none = first_source("Where is NoSuchThing defined?");
   for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/pkg/cache.py");

@@ -33,12 +33,18 @@ bool is_field_noun(std::string_view word);
 /// option, argument, field, attribute, setting or flag), the code that gives a value to one of its
 /// words at the start of a line (`name: T = v`, `name = v`, not a keyword
 /// argument `name=v`), in the class it names when it names one; a "what is" question about an
-/// idea (no field), the documentation page or section titled with its words, from its start.
+/// idea (no field), the documentation page or section titled with its words, from its start; a
+/// question that names no code but describes a field in words, in order ("the maximum number of
+/// sequences": the parts of max_num_seqs, abbreviations read as the words they shorten), that
+/// field's definition.
 /// Candidates are the index's best chunks for the name (and that class), or for the question. A
 /// definition added takes the best score of `hits`.
 struct WithDefinitions {
   std::vector<Hit> hits;
   std::size_t definitions = 0;  ///< how many of the first hits are definitions looked up
+  /// The question as answering reads it: with the field it describes in words, when it names one
+  /// so ("the maximum number of batched tokens": max_num_batched_tokens), after it.
+  std::string query;
 };
 WithDefinitions with_definitions(const Index& index, std::string_view question, std::vector<Hit> hits);
 

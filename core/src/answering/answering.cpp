@@ -45,7 +45,7 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();
   out.request = assembler.assemble(question, found.hits);
-  out.request.query = query;
+  out.request.query = found.query;
   out.timings.context_ms = milliseconds_since(context_start);
   if (on_sources) on_sources(out.request, out.timings);
   out.request.on_text = std::move(on_text);

@@ -341,6 +341,70 @@ std::vector<Hit> titled_section(const Index& index, std::string_view question) {
   return {first};
 }
 
+// How the identifier part `part` spells the question word `word`: not (0), as the same word or
+// stem (1), or as a programmer's abbreviation of it (2; max: maximum, num: number, len: length,
+// seqs: sequences).
+int spelling(std::string_view part, std::string_view word, const Analyzer& analyzer) {
+  if (part == word) return 1;
+  const std::vector<std::string> a = analyzer.analyze(part), b = analyzer.analyze(word);
+  if (a.size() == 1 && b.size() == 1 && a == b) return 1;  // input: inputs
+  if (part.size() >= 3 && word.starts_with(part)) return 2;
+  if (part.size() >= 4 && part.back() == 's' && word.back() == 's' && word.starts_with(part.substr(0, part.size() - 1)))
+    return 2;
+  return 0;
+}
+
+// "How do I set the maximum number of batched tokens?" describes max_num_batched_tokens in words.
+// Among the identifiers with '_' in the code of the index's best chunks for the question, the one
+// whose parts spell, in order, consecutive words of the question, one of them at least
+// abbreviated (three parts at least; the most parts, then the first found). A question that writes
+// a field's words as they are (enable prefix caching) finds the prose that uses them; one that
+// spells out an abbreviated name does not meet the name.
+std::optional<std::string> field_named_by_words(const Index& index, std::string_view question) {
+  static const Analyzer analyzer{AnalyzerConfig{}};
+  std::vector<std::string> words;
+  for (const std::string_view run : name_runs(question, false)) {
+    std::string w(run);
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!is_stopword("english", w)) words.push_back(std::move(w));
+  }
+  std::optional<std::string> best;
+  std::size_t best_parts = 2;  // two words join by chance ("audio inputs", "quantization methods")
+  std::set<std::string_view> seen;
+  for (const Hit& hit : index.search(question, kCandidates / 20)) {
+    const ChunkView chunk = index.chunk(hit.chunk);
+    if (!is_code(chunk.kind)) continue;
+    for (const std::string_view name : name_runs(chunk.text, false)) {
+      if (name.find('_') == std::string_view::npos || !seen.insert(name).second) continue;
+      std::vector<std::string_view> parts;
+      for (std::size_t begin = 0; begin <= name.size();) {
+        const std::size_t end = std::min(name.find('_', begin), name.size());
+        if (end > begin) parts.push_back(name.substr(begin, end - begin));
+        begin = end + 1;
+      }
+      if (parts.size() <= best_parts || std::any_of(parts.begin(), parts.end(), [](std::string_view p) {
+            return std::any_of(p.begin(), p.end(), [](char c) { return !is_lower(c) && !is_digit(c); });
+          }))
+        continue;
+      for (std::size_t first = 0; first + parts.size() <= words.size(); ++first) {
+        std::size_t i = 0;
+        bool abbreviated = false;
+        for (; i < parts.size(); ++i) {
+          const int spelt = spelling(parts[i], words[first + i], analyzer);
+          if (spelt == 0) break;
+          abbreviated = abbreviated || spelt == 2;
+        }
+        if (i == parts.size() && abbreviated) {
+          best = std::string(name);
+          best_parts = parts.size();
+          break;
+        }
+      }
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::vector<std::string> code_names(std::string_view question) {
@@ -436,7 +500,16 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
     for (const Hit& hit : titled_section(index, question)) add(hit);
   std::string in_owners;
   for (const std::string& owner : asked.owners) in_owners += " " + owner;
-  for (const std::string& field : asked.fields)
+  std::vector<std::string> fields = asked.fields;
+  std::string query(question);
+  const std::vector<std::string> names = code_names(question);
+  const bool writes_field = std::any_of(names.begin(), names.end(), [](const std::string& n) { return !is_class_like(n); });
+  if (kind != QuestionKind::where && !writes_field)
+    if (std::optional<std::string> named = field_named_by_words(index, question)) {
+      query += " " + *named;
+      fields.insert(fields.begin(), std::move(*named));
+    }
+  for (const std::string& field : fields)
     add(best_definition(index, field + in_owners, [&](const ChunkView& c) {
       const int value = gives_value(c.text, field);
       if (value == 0) return 0;
@@ -445,7 +518,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
       });
       return value + (in_owner ? 3 : 0);
     }));
-  if (found.empty()) return {std::move(hits), 0};
+  if (found.empty()) return {std::move(hits), 0, std::move(query)};
   const std::size_t size = hits.size();
   const double best_score = hits.empty() ? 0.0 : hits.front().score;
   std::erase_if(hits, [&](const Hit& h) {
@@ -455,7 +528,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
   hits.insert(hits.begin(), found.begin(), found.end());
   hits.resize(size == 0 ? found.size() : size);  // as many sources as asked for
   const std::size_t definitions = std::min(found.size(), hits.size());
-  return {std::move(hits), definitions};
+  return {std::move(hits), definitions, std::move(query)};
 }
 
 }  // namespace rag
