@@ -131,6 +131,16 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
   const auto bad_cited = dir.write("badcited.json", R"({"search_results": [{"question_id": "q1", "question_str": "one?",
       "answer": "x", "cited_sources": [{"file_path": "f.md"}], "retrieved_sources": []}], "k": 5})");
   EXPECT_THROW(load_answers(bad_cited), Error);
+  // A cited span is checked as a retrieved one is: it does not end before it begins.
+  const auto backwards = dir.write("backwards.json", R"({"search_results": [{"question_id": "q1", "question_str": "one?",
+      "answer": "x", "cited_sources": [{"file_path": "f.md", "first_character_index": 10, "last_character_index": 2}],
+      "retrieved_sources": []}], "k": 5})");
+  try {
+    load_answers(backwards);
+    FAIL() << "a cited span that ends before it begins was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("search result 1 (q1), cited source 1: last_character_index is before first_character_index"));
+  }
 }
 
 }  // namespace

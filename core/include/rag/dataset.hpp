@@ -22,6 +22,11 @@ struct Question {
   std::string answer;               ///< reference answer; empty in unanswered datasets
 };
 
+/// A span as datasets, results and answers files write it: {file_path, first_character_index,
+/// last_character_index}. Throws rag::Error naming `where` when a key is missing or of another
+/// type, the path is empty or the span ends before it begins.
+SourceSpan read_span(const nlohmann::ordered_json& span, const std::string& where);
+
 /// Reads {"rag_questions": [...]} (or a bare list) of {question_id, question | question_str,
 /// sources?, answer?}. Throws rag::Error naming the file and the question on malformed input,
 /// a duplicate id or an empty question.

@@ -53,14 +53,9 @@ std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
     if (entry.contains("cited_sources")) {
       const json& cited = entry["cited_sources"];
       if (!cited.is_array()) throw Error(where + ": 'cited_sources' must be a list");
-      for (const json& s : cited) {
-        if (!s.is_object() || !s.contains("file_path") || !s["file_path"].is_string() ||
-            !s.contains("first_character_index") || !s["first_character_index"].is_number_unsigned() ||
-            !s.contains("last_character_index") || !s["last_character_index"].is_number_unsigned())
-          throw Error(where + ": a cited source needs file_path, first_character_index and last_character_index");
+      for (std::size_t s = 0; s < cited.size(); ++s) {
         RetrievedSource source;
-        source.span = {s["file_path"].get<std::string>(), s["first_character_index"].get<std::size_t>(),
-                       s["last_character_index"].get<std::size_t>()};
+        source.span = read_span(cited[s], where + ", cited source " + std::to_string(s + 1));
         a.record.cited.push_back(std::move(source));
       }
     } else {

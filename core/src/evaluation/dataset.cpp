@@ -56,6 +56,8 @@ class EntryReader {
   std::string where_;
 };
 
+}  // namespace
+
 SourceSpan read_span(const json& j, const std::string& where) {
   EntryReader r(j, where);
   SourceSpan s{r.string("file_path"), r.index("first_character_index"), r.index("last_character_index")};
@@ -63,8 +65,6 @@ SourceSpan read_span(const json& j, const std::string& where) {
   if (s.last < s.first) throw Error(where + ": last_character_index is before first_character_index");
   return s;
 }
-
-}  // namespace
 
 std::vector<Question> load_questions(const std::filesystem::path& file) {
   const json root = parse_json(file);
