@@ -617,6 +617,26 @@ TEST_F(BadSearch, DamagedManifest) {
   expect_success("search port --pipeline pipeline.yaml");
 }
 
+// An update meets a damaged index as a search does, and builds it again from scratch.
+TEST_F(BadSearch, AnUpdateRebuildsAnIndexWithAFileMissingOrOutside) {
+  update();
+  json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  const std::string path = manifest["files"][0]["path"].get<std::string>();
+  std::filesystem::remove(dir_ / "index" / path);
+  Outcome r = rag("index --pipeline pipeline.yaml");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("note: building from scratch: the index is damaged (" + path + " is missing)"));
+  manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  manifest["files"][0]["path"] = "../outside.bin";
+  dir_.write("outside.bin", "");
+  manifest["files"][0]["size"] = 0;
+  dir_.write("index/manifest.json", manifest.dump());
+  r = rag("index --pipeline pipeline.yaml");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("(../outside.bin is outside the index folder)"));
+  expect_success("search port --pipeline pipeline.yaml");
+}
+
 TEST_F(BadSearch, TruncatedIndexFiles) {
   update();
   const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));

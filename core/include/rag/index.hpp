@@ -72,7 +72,9 @@ class BOOST_SYMBOL_VISIBLE IndexBusy : public Error {
 /// (IndexBusy when another process writes the index); the previous generation stays usable.
 IndexReport build_index(PipelineStages& stages, IndexOptions options = {});
 
-/// Chunks one file with the pipeline's chunkers (what `index` does for each file).
+/// The chunks `chunker` (named `kind`) makes of one file, with their code-point offsets, lines
+/// and text: what `index` does for each file and chunker rule. Throws rag::Error naming the
+/// chunker and the file when it returns an empty span or one past the file's end.
 std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, const std::string& kind);
 
 /// Whether the pipeline's index can be used as it is.
@@ -109,7 +111,6 @@ class Index final : public ChunkSource {
   void for_each(const std::function<void(std::uint32_t, const ChunkView&)>& visit) const override;
   /// The corpus file `file_path` names as the index holds it (its size, time and digest then).
   std::optional<SegmentStore::File> file(std::string_view file_path) const;
-  std::size_t segment_count() const;
 
   const nlohmann::json& manifest() const { return manifest_; }
   /// The generation it was opened at ("gen-...").

@@ -1,24 +1,11 @@
 #include "rag/checksum.hpp"
 
 #include <xxhash.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <new>
 
 namespace rag {
-namespace {
-
-// zlib's CRC-32 (table-driven, several bytes a step): index files are checked at every load.
-std::uint32_t crc32_from(std::uint32_t running, std::string_view data) {
-  return static_cast<std::uint32_t>(
-      ::crc32_z(running, reinterpret_cast<const Bytef*>(data.data()), static_cast<z_size_t>(data.size())));
-}
-
-}  // namespace
-
-std::uint32_t crc32(std::string_view data) { return crc32_from(0, data); }
-
 void Digest::Free::operator()(XXH3_state_s* state) const { XXH3_freeState(state); }
 
 Digest::Digest() : state_(XXH3_createState()) {

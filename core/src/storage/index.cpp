@@ -65,19 +65,11 @@ CorpusSnapshot snapshot_of(const std::vector<OpenSegment>& segments) {
   return snapshot;
 }
 
-// Every file the manifest lists is there with its size: a truncated or missing file is found
-// before anything reads it.
+// Every file the manifest lists is there with its size (missing_or_resized).
 void check_sizes(const Pipeline& pipeline, const json& manifest) {
-  for (const auto& f : manifest.at("files")) {
-    const std::string path = f.at("path").get<std::string>();
-    if (path.find("..") != std::string::npos) throw Error(damaged(pipeline));
-    std::error_code ec;
-    const auto size = fs::file_size(pipeline.index_dir / path, ec);
-    if (ec || size != f.at("size").get<std::uintmax_t>())
-      throw Error("the index at " + display_path(pipeline.index_dir) + " is damaged (" + path + " is " +
-                  (ec ? "missing" : "not the size it was written with") + "); run `" + pipeline.command("index") +
-                  "` to rebuild it");
-  }
+  if (const std::string problem = missing_or_resized(pipeline, manifest); !problem.empty())
+    throw Error("the index at " + display_path(pipeline.index_dir) + " is damaged (" + problem + "); run `" +
+                pipeline.command("index") + "` to rebuild it");
 }
 
 }  // namespace
@@ -135,7 +127,7 @@ struct Index::Opened {
   std::unique_ptr<SegmentList> list;
   std::unique_ptr<Retriever> retriever;  // last: it reads the segments above
   mutable std::mutex mutex;
-  mutable std::map<std::string, bool, std::less<>> changed;  // changed_files() answers, by file
+  mutable std::map<std::string, bool, std::less<>> changed;  // changed_since_indexing() answers, by file
   mutable std::set<std::string> warned;                       // retriever warnings shown on stderr
   mutable std::unordered_map<std::string, std::size_t> found;  // count_found() answers, by limit and query
 };
@@ -204,7 +196,6 @@ ChunkView Index::chunk(std::uint32_t id) const { return opened_->list->chunk(id)
 
 bool Index::is_live(std::uint32_t id) const { return id < id_limit() && !opened_->list->is_removed(id); }
 
-std::size_t Index::segment_count() const { return opened_->segments.size(); }
 
 std::optional<SegmentStore::File> Index::file(std::string_view file_path) const {
   for (const OpenSegment& s : opened_->segments)

@@ -28,6 +28,18 @@ std::string damaged(const Pipeline& pipeline) {
          "` to rebuild it";
 }
 
+std::string missing_or_resized(const Pipeline& pipeline, const json& manifest) {
+  for (const auto& f : manifest.at("files")) {
+    const std::string path = f.at("path").get<std::string>();
+    if (path.find("..") != std::string::npos) return path + " is outside the index folder";
+    std::error_code ec;
+    const auto size = fs::file_size(pipeline.index_dir / path, ec);
+    if (ec) return path + " is missing";
+    if (size != f.at("size").get<std::uintmax_t>()) return path + " is not the size it was written with";
+  }
+  return {};
+}
+
 json read_manifest(const Pipeline& pipeline) {
   std::optional<json> manifest = try_manifest(pipeline);
   if (!manifest)

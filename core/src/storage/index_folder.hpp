@@ -32,6 +32,10 @@ std::string string_at(const nlohmann::json& manifest, const char* pointer);
 std::string incompatibility(const nlohmann::json& manifest, const Pipeline& pipeline);
 /// "<index> is damaged; run `rag index ...` to rebuild it".
 std::string damaged(const Pipeline& pipeline);
+/// The first file `manifest` lists that is not in the index folder with the size it was written
+/// with ("seg-000001/chunks.bin is missing"), or "": a truncated or missing file is found before
+/// anything reads it. A path that leaves the folder is damage too.
+std::string missing_or_resized(const Pipeline& pipeline, const nlohmann::json& manifest);
 
 /// A segment of a generation, opened: its store read in place and its removals.
 struct OpenSegment {

@@ -323,12 +323,8 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   if (report.why_full.empty()) {
     try {
       old = *found;
-      for (const auto& f : old.at("files")) {
-        std::error_code ec;
-        const auto size = fs::file_size(pipeline.index_dir / f.at("path").get<std::string>(), ec);
-        if (ec || size != f.at("size").get<std::uintmax_t>())
-          throw Error("the index is damaged (" + f.at("path").get<std::string>() + ")");
-      }
+      if (const std::string problem = missing_or_resized(pipeline, old); !problem.empty())
+        throw Error("the index is damaged (" + problem + ")");
       segments = open_segments(pipeline, old);  // damage found now, not by the next search
       if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
           !any_readable_again(pipeline, segments)) {

@@ -337,7 +337,6 @@ void InvertedIndexSet::merge(const SegmentList& sources, const std::filesystem::
 
 void InvertedIndexSet::open(const SegmentList& segments) {
   parts_.clear();
-  segments_ = &segments;
   live_chunks_ = live_length_ = live_path_length_ = live_section_length_ = 0;
   for (const Segment& s : segments.segments()) {
     parts_.push_back(std::make_unique<Part>(s, format_));
