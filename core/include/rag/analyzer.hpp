@@ -32,8 +32,6 @@ struct AnalyzerConfig {
   /// keep_compound, stemmer, stopwords, min_length), starting from `defaults`, and checks
   /// no other key is present.
   static AnalyzerConfig from_options(Options& options, const AnalyzerConfig& defaults);
-  /// A stable text form, for hashing and for telling configurations apart.
-  std::string describe() const;
   friend bool operator==(const AnalyzerConfig&, const AnalyzerConfig&) = default;
 };
 

@@ -10,8 +10,6 @@ struct XXH3_state_s;
 
 namespace rag {
 
-std::uint32_t crc32(std::string_view data);
-
 /// Accumulates a 64-bit digest (XXH3) over several pieces: tells pipeline configurations and file
 /// contents apart. Pieces are length-prefixed, so ("ab", "c") and ("a", "bc") differ.
 class Digest {

@@ -133,7 +133,6 @@ class InvertedIndexSet {
     InvertedIndex index;  // reads from `reader`
   };
   const std::vector<std::unique_ptr<Part>>& parts() const { return parts_; }
-  const SegmentList& segments() const { return *segments_; }
   /// Chunks not removed, the sum of their lengths, and of their path and section field lengths.
   std::uint64_t live_chunks() const { return live_chunks_; }
   std::uint64_t live_length() const { return live_length_; }
@@ -227,7 +226,6 @@ class InvertedIndexSet {
   static constexpr std::size_t kFilterBlock = 256;  // postings whose chunk ids are checked at once
 
   FileFormat format_;
-  const SegmentList* segments_ = nullptr;
   std::vector<std::unique_ptr<Part>> parts_;
   std::uint64_t live_chunks_ = 0;
   std::uint64_t live_length_ = 0;

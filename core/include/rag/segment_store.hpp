@@ -67,7 +67,6 @@ class SegmentStore final : public SegmentChunks {
   void verify() const { reader_.verify(); }
   /// See MappedFile::release_pages.
   void release_pages() const { reader_.release_pages(); }
-  const std::filesystem::path& path() const { return reader_.path(); }
 
   /// As on disk, read in place.
   struct ChunkRecord {

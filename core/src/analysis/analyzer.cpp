@@ -137,13 +137,6 @@ AnalyzerConfig AnalyzerConfig::from_options(Options& options, const AnalyzerConf
   return c;
 }
 
-std::string AnalyzerConfig::describe() const {
-  return std::string("lowercase=") + (lowercase ? "1" : "0") + " split_identifiers=" + (split_identifiers ? "1" : "0") +
-         " split_digits=" + (split_digits ? "1" : "0") +
-         " keep_compound=" + (keep_compound ? "1" : "0") + " stemmer=" + stemmer + " stopwords=" + stopwords +
-         " min_length=" + std::to_string(min_length);
-}
-
 Analyzer::Analyzer(AnalyzerConfig config) : config_(std::move(config)), impl_(std::make_unique<Impl>()) {
   if (config_.stemmer != "none" && !make_stemmer(config_.stemmer))
     throw Error("unknown Snowball stemmer '" + config_.stemmer + "'");

@@ -17,13 +17,6 @@ Bm25Parameters Bm25Parameters::from_options(Options& options) {
   return p;
 }
 
-std::string Bm25Parameters::describe() const {
-  static constexpr const char* kNames[] = {"robertson", "lucene", "bm25l", "bm25plus"};
-  std::string s = std::string(kNames[static_cast<int>(variant)]) + " k1=" + std::to_string(k1) + " b=" + std::to_string(b);
-  if (variant == Bm25Variant::bm25l || variant == Bm25Variant::bm25plus) s += " delta=" + std::to_string(delta);
-  return s;
-}
-
 double bm25_idf(const Bm25Parameters& p, double n, double df) {
   switch (p.variant) {
     case Bm25Variant::robertson: return std::log((n - df + 0.5) / (df + 0.5));

@@ -22,7 +22,6 @@ struct Bm25Parameters {
 
   /// Reads variant, k1, b and delta (default 0.5 for bm25l, 1.0 for bm25plus).
   static Bm25Parameters from_options(Options& options);
-  std::string describe() const;
 };
 
 double bm25_idf(const Bm25Parameters& p, double documents, double document_frequency);
