@@ -269,10 +269,9 @@ int answer_dataset(const cli::Invocation& inv) {
         request.query = read_in_english(loaded.stages.translator(), index, request.question);
         defined = sources_define(request.query, request.evidence);
       } else {
-        const WithDefinitions found = with_definitions(index, queries[i], hits[i]);
-        request = assembler.assemble(questions[i].text, found.hits);
-        request.query = found.query;
-        defined = found.definitions > 0 || sources_define(request.query, request.evidence);
+        PreparedQuestion prepared = prepare_question(index, assembler, questions[i].text, queries[i], std::move(hits[i]));
+        request = std::move(prepared.request);
+        defined = prepared.defined;
       }
       const auto start = Clock::now();
       try {

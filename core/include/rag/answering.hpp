@@ -55,6 +55,18 @@ WrittenAnswer write_answer(const GenerationRequest& request, Generator& generato
 /// English or the pipeline translates nothing.
 std::string read_in_english(const QueryTranslator& translator, const Index& index, std::string_view question);
 
+/// A question made ready for the generator: its request, and whether its sources define what it
+/// asks (write_answer's `defined`).
+struct PreparedQuestion {
+  GenerationRequest request;
+  bool defined = false;
+};
+/// `question`'s request from `hits`, what retrieval found for `query` (the question as
+/// read_in_english reads it): the definitions it asks about looked up and put first
+/// (rag/definitions.hpp), then the sources assembled.
+PreparedQuestion prepare_question(const Index& index, const ContextAssembler& assembler, const std::string& question,
+                                  const std::string& query, std::vector<Hit> hits);
+
 /// Answers `question` from the best `k` chunks of `index`, retrieved for the question as
 /// `translator` renders it. `on_sources`, when given, is called with the assembled request (its
 /// evidence numbered) and the timings so far, before the generator runs; `on_text`, when given,

@@ -34,6 +34,16 @@ std::string read_in_english(const QueryTranslator& translator, const Index& inde
   return translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
 }
 
+PreparedQuestion prepare_question(const Index& index, const ContextAssembler& assembler, const std::string& question,
+                                  const std::string& query, std::vector<Hit> hits) {
+  const WithDefinitions found = with_definitions(index, query, std::move(hits));
+  PreparedQuestion out;
+  out.request = assembler.assemble(question, found.hits);
+  out.request.query = found.query;
+  out.defined = found.definitions > 0 || sources_define(query, out.request.evidence);
+  return out;
+}
+
 AnsweredQuestion answer_question(const Index& index, const QueryTranslator& translator, const ContextAssembler& assembler,
                                  Generator& generator, const std::string& question, std::size_t k,
                                  const std::function<void(const GenerationRequest&, const AnswerTimings&)>& on_sources,
@@ -41,18 +51,16 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
   AnsweredQuestion out;
   const auto start = std::chrono::steady_clock::now();
   const std::string query = read_in_english(translator, index, question);
-  const WithDefinitions found = with_definitions(index, query, index.search(query, k));
+  std::vector<Hit> hits = index.search(query, k);
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();
-  out.request = assembler.assemble(question, found.hits);
-  out.request.query = found.query;
+  PreparedQuestion prepared = prepare_question(index, assembler, question, query, std::move(hits));
+  out.request = std::move(prepared.request);
   out.timings.context_ms = milliseconds_since(context_start);
   if (on_sources) on_sources(out.request, out.timings);
   out.request.on_text = std::move(on_text);
   const auto generation_start = std::chrono::steady_clock::now();
-  WrittenAnswer written =
-      write_answer(out.request, generator, SupportMeter(index), assembler.config(),
-                   found.definitions > 0 || sources_define(query, out.request.evidence));
+  WrittenAnswer written = write_answer(out.request, generator, SupportMeter(index), assembler.config(), prepared.defined);
   out.answer = std::move(written.text);
   out.answered = written.answered;
   out.support = written.support;
