@@ -10,6 +10,8 @@
 
 #include "rag/options.hpp"
 
+struct sb_stemmer;  // libstemmer's
+
 namespace rag {
 
 struct AnalyzerConfig {
@@ -34,6 +36,26 @@ struct AnalyzerConfig {
   static AnalyzerConfig from_options(Options& options, const AnalyzerConfig& defaults);
   friend bool operator==(const AnalyzerConfig&, const AnalyzerConfig&) = default;
 };
+
+/// One Snowball algorithm ("english", "russian", ...) over UTF-8 words. Not thread-safe: one per
+/// thread.
+class SnowballStemmer {
+ public:
+  /// Throws rag::Error for an algorithm Snowball does not have (snowball_algorithms() lists them).
+  explicit SnowballStemmer(const std::string& algorithm);
+  ~SnowballStemmer();
+  SnowballStemmer(const SnowballStemmer&) = delete;
+  SnowballStemmer& operator=(const SnowballStemmer&) = delete;
+
+  /// The stem of `word` (lower case); the word itself when Snowball fails on it (out of memory).
+  std::string stem(std::string_view word) const;
+
+ private:
+  ::sb_stemmer* stemmer_;
+};
+
+/// The Snowball algorithms this build has.
+std::vector<std::string> snowball_algorithms();
 
 class Analyzer {
  public:

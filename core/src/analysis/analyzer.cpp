@@ -64,15 +64,6 @@ UChar32 next_code_point(std::string_view text, std::size_t& i) {
 }
 
 
-struct StemmerDeleter {
-  void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
-};
-using StemmerPtr = std::unique_ptr<sb_stemmer, StemmerDeleter>;
-
-StemmerPtr make_stemmer(const std::string& algorithm) {
-  return StemmerPtr(sb_stemmer_new(algorithm.c_str(), "UTF_8"));
-}
-
 // Calls `emit` with each part of an identifier: split at '_', '.', '-', at lower->Upper
 // ("camelCase"), before the last capital of a run followed by lower case ("HTTPServer"), and
 // with `split_digits` where ASCII letters meet digits ("Qwen2" -> Qwen, 2).
@@ -111,7 +102,7 @@ constexpr std::size_t kStemCache = 1 << 16;
 // Snowball stemmers are not thread-safe: one per thread, made on first use, with its cache (no
 // stem for a stopword: a word seen again is not looked up in the list either).
 struct Analyzer::Stemming {
-  StemmerPtr stemmer;
+  std::unique_ptr<SnowballStemmer> stemmer;  // made when the thread first stems
   std::unordered_map<std::string, std::optional<std::string>> stems;
 };
 
@@ -128,18 +119,37 @@ AnalyzerConfig AnalyzerConfig::from_options(Options& options, const AnalyzerConf
   c.stemmer = options.get<std::string>("stemmer", c.stemmer);
   c.stopwords = options.get_choice("stopwords", c.stopwords, stopword_lists());
   c.min_length = static_cast<std::size_t>(options.get_integer("min_length", static_cast<long long>(c.min_length), 1, 64));
-  if (c.stemmer != "none" && !make_stemmer(c.stemmer)) {
+  const std::vector<std::string> algorithms = snowball_algorithms();
+  if (c.stemmer != "none" && std::find(algorithms.begin(), algorithms.end(), c.stemmer) == algorithms.end()) {
     std::string known;
-    for (const char** name = sb_stemmer_list(); *name; ++name) known += std::string(known.empty() ? "" : ", ") + *name;
-    options.fail("stemmer", "'" + c.stemmer + "' is not a Snowball algorithm (known: none, " + known + ")");
+    for (const std::string& name : algorithms) known += ", " + name;
+    options.fail("stemmer", "'" + c.stemmer + "' is not a Snowball algorithm (known: none" + known + ")");
   }
   options.finish();
   return c;
 }
 
+SnowballStemmer::SnowballStemmer(const std::string& algorithm) : stemmer_(sb_stemmer_new(algorithm.c_str(), "UTF_8")) {
+  if (stemmer_ == nullptr) throw Error("unknown Snowball stemmer '" + algorithm + "'");
+}
+
+SnowballStemmer::~SnowballStemmer() { sb_stemmer_delete(stemmer_); }
+
+std::string SnowballStemmer::stem(std::string_view word) const {
+  const sb_symbol* out =
+      sb_stemmer_stem(stemmer_, reinterpret_cast<const sb_symbol*>(word.data()), static_cast<int>(word.size()));
+  if (out == nullptr) return std::string(word);
+  return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(sb_stemmer_length(stemmer_))};
+}
+
+std::vector<std::string> snowball_algorithms() {
+  std::vector<std::string> out;
+  for (const char** name = sb_stemmer_list(); *name != nullptr; ++name) out.emplace_back(*name);
+  return out;
+}
+
 Analyzer::Analyzer(AnalyzerConfig config) : config_(std::move(config)), impl_(std::make_unique<Impl>()) {
-  if (config_.stemmer != "none" && !make_stemmer(config_.stemmer))
-    throw Error("unknown Snowball stemmer '" + config_.stemmer + "'");
+  if (config_.stemmer != "none") SnowballStemmer check(config_.stemmer);  // throws for an unknown one
 }
 
 Analyzer::~Analyzer() = default;
@@ -205,12 +215,8 @@ void Analyzer::add_term(std::string_view part, Stemming* stemming, std::vector<s
   }
   std::optional<std::string> stemmed;
   if (!is_stopword(config_.stopwords, term)) {
-    if (!stemming->stemmer) stemming->stemmer = make_stemmer(config_.stemmer);
-    const sb_symbol* stem = sb_stemmer_stem(stemming->stemmer.get(), reinterpret_cast<const sb_symbol*>(term.data()),
-                                            static_cast<int>(term.size()));
-    stemmed = stem ? std::string(reinterpret_cast<const char*>(stem),
-                                 static_cast<std::size_t>(sb_stemmer_length(stemming->stemmer.get())))
-                   : term;
+    if (!stemming->stemmer) stemming->stemmer = std::make_unique<SnowballStemmer>(config_.stemmer);
+    stemmed = stemming->stemmer->stem(term);
     terms.push_back(*stemmed);
   }
   if (stemming->stems.size() >= kStemCache) stemming->stems.clear();

@@ -1,6 +1,5 @@
 #include "dictionary.hpp"
 
-#include <libstemmer.h>
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 #include <zlib.h>
@@ -229,20 +228,7 @@ std::string_view stemmer_name(std::string_view code) {
 }
 
 Stemmer::Stemmer(std::string_view code) : german_(code == "de"), russian_(code == "ru") {
-  const std::string name(stemmer_name(code));
-  if (!name.empty()) stemmer_ = sb_stemmer_new(name.c_str(), "UTF_8");
-}
-
-Stemmer::~Stemmer() {
-  if (stemmer_ != nullptr) sb_stemmer_delete(stemmer_);
-}
-
-std::string Stemmer::stem(std::string_view word) const {
-  if (stemmer_ == nullptr) return std::string(word);
-  const sb_symbol* out =
-      sb_stemmer_stem(stemmer_, reinterpret_cast<const sb_symbol*>(word.data()), static_cast<int>(word.size()));
-  if (out == nullptr) return std::string(word);
-  return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(sb_stemmer_length(stemmer_))};
+  if (const std::string name(stemmer_name(code)); !name.empty()) snowball_ = std::make_unique<SnowballStemmer>(name);
 }
 
 std::string Stemmer::uninflected(std::string_view stem) const {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-struct sb_stemmer;
+#include "rag/analyzer.hpp"
 
 namespace rag {
 
@@ -22,11 +22,10 @@ std::string_view stemmer_name(std::string_view code);
 class Stemmer {
  public:
   explicit Stemmer(std::string_view code);
-  ~Stemmer();
   Stemmer(const Stemmer&) = delete;
   Stemmer& operator=(const Stemmer&) = delete;
 
-  std::string stem(std::string_view word) const;
+  std::string stem(std::string_view word) const { return snowball_ ? snowball_->stem(word) : std::string(word); }
   /// The form a word of stem `stem` was inflected from, when it is not a form of that stem: German
   /// adjectives in -el and -er drop that e when inflected ("kompatiblen" is "kompatibel",
   /// "teuren" "teuer"). Empty when there is none.
@@ -38,7 +37,7 @@ class Stemmer {
   std::string other_stem(std::string_view stem) const;
 
  private:
-  sb_stemmer* stemmer_ = nullptr;
+  std::unique_ptr<SnowballStemmer> snowball_;  // null for a language Snowball does not have
   bool german_ = false;
   bool russian_ = false;
 };
