@@ -5,7 +5,7 @@
 // commands (`vllm serve`, tensor_parallel_size, GPU) are kept as written; a word no dictionary
 // knows is read as the English cognate the corpus uses ("latencia" -> latency), else kept (names,
 // loanwords), Cyrillic ones also in Latin letters ("сервер" -> server) and in the spellings their
-// sound allows ("кэширование" -> caching; core/src/answering/cognates.hpp).
+// sound allows ("кэширование" -> caching; core/src/translation/cognates.hpp).
 //
 // A pipeline's `translation:` section; absent, questions are not translated:
 //
@@ -42,7 +42,7 @@ struct TranslationConfig {
   std::filesystem::path dictionaries = "/usr/share/dictd";
   /// By detect_language() code: "fr", "de", "es", "ru".
   std::map<std::string, std::vector<DictionaryChoice>> languages;
-  /// The field's terms, read before the dictionaries (core/src/answering/glossary.hpp); none when
+  /// The field's terms, read before the dictionaries (core/src/translation/glossary.hpp); none when
   /// empty.
   std::filesystem::path glossary;
 
