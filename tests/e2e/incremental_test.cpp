@@ -24,6 +24,7 @@ namespace rag {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 using testing::Outcome;
@@ -210,6 +211,34 @@ TEST_F(Incremental, AKilledUpdateLeavesAWholeGeneration) {
   ASSERT_EQ(rag("index --full --pipeline rebuilt.yaml").status, 0);
   EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
   EXPECT_NE(chunks("updated"), before);
+}
+
+// A file touched (its time moved, its bytes did not) is read once and keeps its chunks: no new
+// segment, and the next update is a no-op; an edit after that is seen.
+TEST_F(Incremental, ATouchedFileKeepsItsChunks) {
+  dir_.write("corpus/docs/a.md", "# Paged attention\n\nThe kernel reads the cache.\n");
+  dir_.write("corpus/pkg/b.py", "def f(x):\n    \"\"\"The scheduler batches requests.\"\"\"\n    return x\n");
+  ASSERT_EQ(rag("index --pipeline updated.yaml").status, 0);
+  const auto manifest = [&] { return json::parse(testing::read_all(dir_ / "index-updated/manifest.json")); };
+  const json before = manifest();
+  fs::last_write_time(dir_ / "corpus/pkg/b.py", fs::last_write_time(dir_ / "corpus/pkg/b.py") + std::chrono::hours(1));
+  const Outcome touched = rag("index --pipeline updated.yaml");
+  ASSERT_EQ(touched.status, 0) << touched.err;
+  EXPECT_THAT(touched.err, HasSubstr("0 changed, 0 added, 0 removed"));
+  const json after = manifest();
+  EXPECT_EQ(after["segments"], before["segments"]);  // nothing chunked again
+  EXPECT_TRUE(after["retimed"].contains("pkg/b.py"));
+  EXPECT_THAT(rag("index --pipeline updated.yaml").err, HasSubstr("is up to date"));
+  EXPECT_THAT(rag("check --pipeline updated.yaml --format text").out, HasSubstr(": current"));
+  const Outcome search = rag("search scheduler batches --pipeline updated.yaml");
+  EXPECT_EQ(search.status, 0);
+  EXPECT_THAT(search.err, Not(HasSubstr("changed since")));
+  // Edited now, to the same size: seen, and no longer retimed.
+  dir_.write("corpus/pkg/b.py", "def g(y):\n    \"\"\"The scheduler batches requests.\"\"\"\n    return y\n");
+  EXPECT_THAT(rag("index --pipeline updated.yaml").err, HasSubstr("1 changed"));
+  EXPECT_FALSE(manifest()["retimed"].contains("pkg/b.py"));
+  ASSERT_EQ(rag("index --full --pipeline rebuilt.yaml").status, 0);
+  EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
 }
 
 TEST_F(Incremental, AFilePassedOverStaysCountedWhenItChanges) {

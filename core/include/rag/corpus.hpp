@@ -1,5 +1,6 @@
 #pragma once
 // The corpus: the files a pipeline selects below its root, and reading them as chunkers need.
+#include <filesystem>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,8 +16,12 @@ struct CorpusEntry {
   std::string name;           ///< as results name it: "<root>/<relative_path>"
   std::string path;           ///< to open it: the corpus folder joined with relative_path
   std::uintmax_t size = 0;
-  std::int64_t modified = 0;  ///< nanoseconds since the epoch
+  std::int64_t modified = 0;  ///< nanoseconds since the epoch of std::filesystem's clock (file_time())
 };
+
+/// The time CorpusEntry::modified holds for a file modified at Unix time `seconds` +
+/// `nanoseconds` (stat's st_mtim): as std::filesystem::last_write_time gives it.
+std::int64_t file_time(std::int64_t seconds, std::int64_t nanoseconds);
 
 struct CorpusListing {
   std::vector<CorpusEntry> files;  ///< sorted by relative_path
@@ -40,6 +45,9 @@ SourceRead read_source(const CorpusEntry& entry);
 
 /// The digest of a file's bytes that tells a changed file from a touched one (never 0).
 std::uint64_t content_digest(std::string_view bytes);
+/// Whether the file at `path` holds the bytes whose content_digest is `digest`: false when it
+/// cannot be read, or for digest 0 (a file that could not be read when it was recorded).
+bool holds_content(const std::filesystem::path& path, std::uint64_t digest);
 
 /// What the corpus held when an index was built: every file it took in, with its size, time and
 /// content digest, sorted by path.

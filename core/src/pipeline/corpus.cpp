@@ -78,10 +78,7 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
       listing.notes.push_back(relative + ": skipped, " + std::to_string(file.size) + " bytes is over corpus.max_file_size");
       continue;
     }
-    // As last_write_time gives it: the file clock, not the system clock.
-    const auto time = std::chrono::file_clock::from_sys(std::chrono::sys_time<std::chrono::nanoseconds>(
-        std::chrono::seconds(status.st_mtim.tv_sec) + std::chrono::nanoseconds(status.st_mtim.tv_nsec)));
-    file.modified = std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+    file.modified = file_time(status.st_mtim.tv_sec, status.st_mtim.tv_nsec);
     file.path = root + relative;  // not a std::filesystem::path: that splits and stores every component
     file.name = pipeline.corpus_root + "/" + relative;
     file.relative_path = std::move(relative);
@@ -133,6 +130,21 @@ std::string describe_list(const std::vector<std::string>& paths, const char* wha
 
 std::uint64_t content_digest(std::string_view bytes) { return std::max<std::uint64_t>(1, Digest().add(bytes).value()); }
 
+std::int64_t file_time(std::int64_t seconds, std::int64_t nanoseconds) {
+  const auto time = std::chrono::file_clock::from_sys(
+      std::chrono::sys_time<std::chrono::nanoseconds>(std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanoseconds)));
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+}
+
+bool holds_content(const std::filesystem::path& path, std::uint64_t digest) {
+  if (digest == 0) return false;
+  try {
+    return content_digest(read_file(path)) == digest;
+  } catch (const Error&) {
+    return false;  // unreadable now
+  }
+}
+
 SourceRead read_source(const CorpusEntry& entry) {
   SourceRead read;
   std::string text = read_file(entry.path);
@@ -166,14 +178,8 @@ CorpusChanges compare_corpus(const CorpusSnapshot& snapshot, const CorpusListing
     } else if (then == snapshot.files.end() || current->relative_path < then->relative_path) {
       changes.added.push_back((current++)->relative_path);
     } else {
-      bool same = then->size == current->size && then->modified == current->modified;
-      if (!same && then->size == current->size && then->digest != 0) {
-        try {
-          same = content_digest(read_file(current->path)) == then->digest;
-        } catch (const Error&) {
-          // unreadable now: changed
-        }
-      }
+      const bool same = then->size == current->size &&
+                        (then->modified == current->modified || holds_content(current->path, then->digest));
       if (!same) changes.changed.push_back(current->relative_path);
       ++then;
       ++current;

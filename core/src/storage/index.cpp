@@ -52,13 +52,16 @@ std::string committed_generation(const Pipeline& pipeline) {
 
 namespace {
 
-// What the corpus held as the segments recorded it: their files not removed, sorted by path.
-CorpusSnapshot snapshot_of(const std::vector<OpenSegment>& segments) {
+// What the corpus held as the segments recorded it (with the times of `retimed`): their files
+// not removed, sorted by path.
+CorpusSnapshot snapshot_of(const std::vector<OpenSegment>& segments, const RetimedFiles& retimed) {
   CorpusSnapshot snapshot;
   for (const OpenSegment& s : segments)
     for (const std::uint32_t f : s.live_files()) {
       const SegmentStore::File file = s.store->file(f);
-      snapshot.files.push_back({std::string(file.relative_path), file.size, file.modified, file.digest});
+      const auto moved = retimed.find(file.relative_path);
+      snapshot.files.push_back({std::string(file.relative_path), file.size,
+                                moved != retimed.end() ? moved->second : file.modified, file.digest});
     }
   std::sort(snapshot.files.begin(), snapshot.files.end(),
             [](const auto& a, const auto& b) { return a.relative_path < b.relative_path; });
@@ -103,7 +106,7 @@ IndexState inspect_index(const Pipeline& pipeline, bool verify) {
     }
     const CorpusListing now = list_corpus(pipeline);
     if (string_at(state.manifest, "/corpus/fingerprint") != now.fingerprint) {
-      const CorpusChanges changes = compare_corpus(snapshot_of(segments), now);
+      const CorpusChanges changes = compare_corpus(snapshot_of(segments, retimed_files(state.manifest)), now);
       if (!changes.empty()) {
         state.why = "the corpus at " + pipeline.corpus_root + " changed since the index was built: " + changes.describe();
         return state;
@@ -127,6 +130,7 @@ struct Index::Opened {
   std::unique_ptr<SegmentList> list;
   std::unique_ptr<Retriever> retriever;  // last: it reads the segments above
   mutable std::mutex mutex;
+  RetimedFiles retimed;                                       // the manifest's, read once
   mutable std::map<std::string, bool, std::less<>> changed;  // changed_since_indexing() answers, by file
   mutable std::set<std::string> warned;                       // retriever warnings shown on stderr
   mutable std::unordered_map<std::string, std::size_t> found;  // count_found() answers, by limit and query
@@ -153,6 +157,7 @@ Index::Index(PipelineStages& stages) {
       auto opened = std::make_unique<Opened>();
       opened->pipeline = &pipeline;
       opened->segments = open_segments(pipeline, manifest_);
+      opened->retimed = retimed_files(manifest_);
       std::vector<const OpenSegment*> all;
       for (const OpenSegment& s : opened->segments) all.push_back(&s);
       opened->view = retriever_view(pipeline, all);
@@ -286,15 +291,11 @@ bool Index::changed_since_indexing(std::string_view file_path) const {
     const fs::path on_disk = opened_->pipeline->corpus_dir / std::string(indexed->relative_path);
     struct stat status {};
     if (::stat(on_disk.c_str(), &status) == 0) {
-      const std::int64_t modified = std::int64_t{status.st_mtim.tv_sec} * 1'000'000'000 + status.st_mtim.tv_nsec;
+      const std::int64_t modified = file_time(status.st_mtim.tv_sec, status.st_mtim.tv_nsec);
       differs = static_cast<std::uint64_t>(status.st_size) != indexed->size;
-      if (!differs && modified != indexed->modified) {
-        try {
-          differs = content_digest(read_file(on_disk)) != indexed->digest;
-        } catch (const Error&) {
-          differs = true;
-        }
-      }
+      const auto moved = opened_->retimed.find(indexed->relative_path);
+      const std::int64_t then = moved != opened_->retimed.end() ? moved->second : indexed->modified;
+      if (!differs && modified != then) differs = !holds_content(on_disk, indexed->digest);
     }
   }
   opened_->changed.emplace(std::string(file_path), differs);

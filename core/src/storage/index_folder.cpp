@@ -28,6 +28,14 @@ std::string damaged(const Pipeline& pipeline) {
          "` to rebuild it";
 }
 
+RetimedFiles retimed_files(const json& manifest) {
+  RetimedFiles out;
+  if (const auto it = manifest.find("retimed"); it != manifest.end() && it->is_object())
+    for (const auto& [path, time] : it->items())
+      if (time.is_number_integer()) out.emplace(path, time.get<std::int64_t>());
+  return out;
+}
+
 std::string missing_or_resized(const Pipeline& pipeline, const json& manifest) {
   for (const auto& f : manifest.at("files")) {
     const std::string path = f.at("path").get<std::string>();

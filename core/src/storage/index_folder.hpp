@@ -30,6 +30,11 @@ std::string string_at(const nlohmann::json& manifest, const char* pointer);
 /// What makes the index of `manifest` unusable for the pipeline (another format or
 /// configuration), or "".
 std::string incompatibility(const nlohmann::json& manifest, const Pipeline& pipeline);
+/// The files whose time moved since they were indexed while their bytes did not (a touch), with
+/// their time now: the manifest's "retimed", by path below the corpus root. Their records keep
+/// the time they were indexed with; this is the one to compare.
+using RetimedFiles = std::map<std::string, std::int64_t, std::less<>>;
+RetimedFiles retimed_files(const nlohmann::json& manifest);
 /// "<index> is damaged; run `rag index ...` to rebuild it".
 std::string damaged(const Pipeline& pipeline);
 /// The first file `manifest` lists that is not in the index folder with the size it was written

@@ -357,8 +357,13 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   std::uint64_t next_segment = 1;
   if (found && found->is_object()) next_segment = std::max<std::uint64_t>(1, found->value("next_segment", std::uint64_t{1}));
 
-  // What changed: files listed with no record, or whose size or time differ, are indexed (again);
-  // records of files no longer listed, or indexed again, are removed.
+  // What changed: files listed with no record, or whose size or content differ, are indexed
+  // (again); records of files no longer listed, or indexed again, are removed. A file whose time
+  // moved but whose bytes did not (touched, checked out again) keeps its chunks: its record keeps
+  // the time it was indexed with, and the manifest's "retimed" the time it has now, so that it is
+  // read once, not at every update.
+  RetimedFiles retimed;
+  const RetimedFiles was_retimed = report.full ? RetimedFiles() : retimed_files(old);
   std::map<std::string_view, std::pair<std::size_t, std::uint32_t>> recorded;
   for (std::size_t s = 0; s < segments.size(); ++s)
     for (const std::uint32_t f : segments[s].live_files()) recorded[segments[s].store->file(f).relative_path] = {s, f};
@@ -373,7 +378,12 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     }
     const auto [s, f] = it->second;
     const SegmentStore::File file = segments[s].store->file(f);
-    if (file.size != entry.size || file.modified != entry.modified || readable_again(file, entry.path)) {
+    const auto moved = was_retimed.find(entry.relative_path);
+    const std::int64_t time = moved != was_retimed.end() ? moved->second : file.modified;
+    const bool same = file.size == entry.size && !readable_again(file, entry.path) &&
+                      (time == entry.modified || holds_content(entry.path, file.digest));
+    if (same && entry.modified != file.modified) retimed[entry.relative_path] = entry.modified;
+    if (!same) {
       to_index.push_back(&entry);
       ++report.changed;
       segments[s].remove_file(f);
@@ -484,6 +494,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
       {"generation", generation},
       {"next_segment", writer.next_segment()},
       {"segments", segment_list},
+      {"retimed", retimed},
       {"files", files}};
   write_file_atomically(pipeline.index_dir / kManifest, manifest.dump(2) + "\n");
   writer.committed();
