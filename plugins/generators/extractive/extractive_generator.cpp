@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "code_reading.hpp"
@@ -159,12 +160,23 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
 
 
 std::string ExtractiveGenerator::compose(const GenerationRequest& request) const {
-  const std::string& query = request.query.empty() ? request.question : request.query;
-  const QuestionKind kind = question_kind(query);
+  std::optional<Reading> reading = read(request);
+  if (!reading) return {};
+  const std::vector<std::size_t> chosen = choose(request, *reading);
+  if (chosen.empty()) return {};
+  return write(request, *reading, chosen);
+}
+
+std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const GenerationRequest& request) const {
+  Reading r;
+  r.query = request.query.empty() ? request.question : request.query;
+  r.kind = question_kind(r.query);
+  const std::string& query = r.query;
+  const QuestionKind kind = r.kind;
   // The sources' units, then those of the sections and definitions around the best sources (the
   // parents), counted as their source's: a definition's docstring or a section's first sentence
   // may lie outside the chunk that matched.
-  std::vector<Unit> units;
+  std::vector<Unit>& units = r.units;
   std::set<std::string> seen;
   const auto add_units = [&](const Evidence& e, std::size_t index) {
     for (Unit& u : split_units(e, index))
@@ -175,7 +187,8 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     for (std::size_t i = 0; i < request.evidence.size(); ++i)
       if (request.evidence[i].number == parent.number) add_units(parent, i);
 
-  std::vector<std::vector<std::string>> terms(units.size());
+  std::vector<std::vector<std::string>>& terms = r.terms;
+  terms.resize(units.size());
   for (std::size_t u = 0; u < units.size(); ++u) terms[u] = sorted_terms(units[u].text, analyzer_);
   const auto has = [&](std::size_t u, const std::string& term) {
     return std::binary_search(terms[u].begin(), terms[u].end(), term);
@@ -184,9 +197,11 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   // The question's words, each weighted by its rarest term among the units, so that a word every
   // source shares ("vllm") counts less than one that singles out the answer.
   // The words that say what is asked ("default", "implemented") are not what is asked about.
-  std::vector<QuestionWord> words = question_words(query, analyzer_);
+  std::vector<QuestionWord>& words = r.words;
+  words = question_words(query, analyzer_);
   std::erase_if(words, [&](const QuestionWord& w) { return is_marker(kind, lowered(w.text)); });
-  std::vector<double> weight(words.size(), 0.0);
+  std::vector<double>& weight = r.weight;
+  weight.assign(words.size(), 0.0);
   double total = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
     for (const QuestionWord* reading : words[w].readings())
@@ -197,7 +212,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       }
     total += weight[w];
   }
-  if (total == 0) return {};
+  if (total == 0) return std::nullopt;
   // The words a defining sentence starts with: the question's rarest.
   std::vector<std::string> defined;
   for (std::size_t w = 0; w < words.size(); ++w)
@@ -211,7 +226,8 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
     return 1.0 / (1.0 + kRankDecay * static_cast<double>(rank - 1));
   };
-  std::vector<double> score(units.size(), 0.0);
+  std::vector<double>& score = r.score;
+  score.assign(units.size(), 0.0);
   for (std::size_t u = 0; u < units.size(); ++u) {
     double covered = 0;
     for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
@@ -219,7 +235,14 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], defined) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
+  return r;
+}
 
+std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& request, Reading& reading) const {
+  std::vector<Unit>& units = reading.units;
+  const std::vector<std::vector<std::string>>& terms = reading.terms;
+  const std::vector<double>& score = reading.score;
+  const QuestionKind kind = reading.kind;
   // Greedy choice: the best unit, then others that score well and do not repeat it.
   std::vector<std::size_t> chosen;
   std::size_t used = 0;
@@ -321,7 +344,17 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
     Unit& u = units[chosen.back()];
     u.text = shorten(u.text, max_chars_, u.code);
   }
+  return chosen;
+}
 
+std::string ExtractiveGenerator::write(const GenerationRequest& request, const Reading& reading,
+                                       const std::vector<std::size_t>& chosen) const {
+  const std::vector<Unit>& units = reading.units;
+  const std::vector<QuestionWord>& words = reading.words;
+  const std::vector<double>& weight = reading.weight;
+  const std::vector<double>& score = reading.score;
+  const QuestionKind kind = reading.kind;
+  const auto is_chosen = [&](std::size_t u) { return std::find(chosen.begin(), chosen.end(), u) != chosen.end(); };
   // One paragraph per source, the best source first; its units in text order.
   std::map<std::size_t, std::vector<std::size_t>> by_source;
   std::map<std::size_t, double> source_best;
@@ -343,7 +376,7 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
       if (!is_chosen(u) && score[u] > 0 && units[u].code) rest.push_back(u);
     std::stable_sort(rest.begin(), rest.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
     order.insert(order.end(), rest.begin(), rest.end());
-    if (const std::string sentence = default_sentence(request, query, units, order, words); !sentence.empty()) {
+    if (const std::string sentence = default_sentence(request, reading.query, units, order, words); !sentence.empty()) {
       if (!answer.empty()) answer += "\n\n";
       answer += sentence;
     }
@@ -368,87 +401,88 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
               std::to_string(e.first_line) + "-" + std::to_string(e.last_line) + ".";
     answer += cite(e.number);
   }
-  for (const std::size_t s : sources) {
-    std::vector<std::size_t>& list = by_source[s];
-    std::sort(list.begin(), list.end());
-    const Evidence& source = request.evidence[s];
-    const std::string citation = cite(source.number);
-    std::string paragraph;  // the sentences and short code of the current block
-    auto end_text = [&] {
-      if (paragraph.empty()) return;
-      if (!answer.empty()) answer += "\n\n";
-      answer.append(paragraph).append(citation);
-      paragraph.clear();
-    };
-    // Starts a block (code, a table): code and tables never open an answer, or a source's part,
-    // bare: unless the sentence before is cited, a line names where they come from.
-    auto start_block = [&](bool cited_before, std::string_view gap) {
-      if (!answer.empty()) answer += "\n\n";
-      if (cited_before) return;
-      answer.append("In `").append(short_name(source)).append("`").append(citation).append(":").append(gap);
-    };
-    for (std::size_t i = 0; i < list.size();) {
-      const Unit& u = units[list[i]];
-      std::size_t run = i + 1;  // code statements that follow each other in the source
-      while (u.code && run < list.size() && units[list[run]].code && list[run] == list[run - 1] + 1) ++run;
-      // Short code reads inline after some prose; longer code, code with backticks (they would end
-      // the inline span), or code with nothing before it, as a block.
-      const bool inline_code = u.code && run == i + 1 && u.text.find_first_of("\n`") == std::string::npos &&
-                               utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
-                               (!paragraph.empty() || !answer.empty());
-      // A header row and rows of its table read as a table.
-      if (u.header) {
-        std::size_t end = i + 1;
-        const auto same_table = [&](std::size_t k) {  // every unit up to list[k] a row under u
-          for (std::size_t between = list[k - 1] + 1; between <= list[k]; ++between)
-            if (!units[between].row() || units[between].header) return false;
-          return true;
-        };
-        while (end < list.size() && same_table(end)) ++end;
-        if (end - i >= 2) {
-          const bool cited_before = !paragraph.empty();
-          end_text();
-          start_block(cited_before, "\n\n");
-          answer.append(units[list[i]].text).append("\n|");
-          for (std::ptrdiff_t cell = 1; cell < std::count(u.text.begin(), u.text.end(), '|'); ++cell) answer += "---|";
-          for (std::size_t k = i + 1; k < end; ++k) answer.append("\n").append(units[list[k]].text);
-          i = end;
-          continue;
-        }
-      }
-      if (!u.code || inline_code) {
-        // Text left out between two quotes of a source shows as an ellipsis: they are not one
-        // statement. List items and table rows keep a line each.
-        if (!paragraph.empty())
-          paragraph += u.item || units[list[i - 1]].item ? "\n" : list[i] == list[i - 1] + 1 ? " " : " … ";
-        if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
-        else paragraph += u.text;
-        i = run;
+  for (const std::size_t s : sources) append_source(answer, request.evidence[s], units, by_source[s]);
+  return answer;
+}
+
+void ExtractiveGenerator::append_source(std::string& answer, const Evidence& source, const std::vector<Unit>& units,
+                                         std::vector<std::size_t> list) const {
+  std::sort(list.begin(), list.end());
+  const std::string citation = cite(source.number);
+  std::string paragraph;  // the sentences and short code of the current block
+  auto end_text = [&] {
+    if (paragraph.empty()) return;
+    if (!answer.empty()) answer += "\n\n";
+    answer.append(paragraph).append(citation);
+    paragraph.clear();
+  };
+  // Starts a block (code, a table): code and tables never open an answer, or a source's part,
+  // bare: unless the sentence before is cited, a line names where they come from.
+  auto start_block = [&](bool cited_before, std::string_view gap) {
+    if (!answer.empty()) answer += "\n\n";
+    if (cited_before) return;
+    answer.append("In `").append(short_name(source)).append("`").append(citation).append(":").append(gap);
+  };
+  for (std::size_t i = 0; i < list.size();) {
+    const Unit& u = units[list[i]];
+    std::size_t run = i + 1;  // code statements that follow each other in the source
+    while (u.code && run < list.size() && units[list[run]].code && list[run] == list[run - 1] + 1) ++run;
+    // Short code reads inline after some prose; longer code, code with backticks (they would end
+    // the inline span), or code with nothing before it, as a block.
+    const bool inline_code = u.code && run == i + 1 && u.text.find_first_of("\n`") == std::string::npos &&
+                             utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
+                             (!paragraph.empty() || !answer.empty());
+    // A header row and rows of its table read as a table.
+    if (u.header) {
+      std::size_t end = i + 1;
+      const auto same_table = [&](std::size_t k) {  // every unit up to list[k] a row under u
+        for (std::size_t between = list[k - 1] + 1; between <= list[k]; ++between)
+          if (!units[between].row() || units[between].header) return false;
+        return true;
+      };
+      while (end < list.size() && same_table(end)) ++end;
+      if (end - i >= 2) {
+        const bool cited_before = !paragraph.empty();
+        end_text();
+        start_block(cited_before, "\n\n");
+        answer.append(units[list[i]].text).append("\n|");
+        for (std::ptrdiff_t cell = 1; cell < std::count(u.text.begin(), u.text.end(), '|'); ++cell) answer += "---|";
+        for (std::size_t k = i + 1; k < end; ++k) answer.append("\n").append(units[list[k]].text);
+        i = end;
         continue;
       }
-      const bool cited_before = !paragraph.empty();
-      end_text();
-
-      std::vector<std::string_view> code;
-      for (std::size_t k = i; k < run; ++k)
-        for (const std::string_view line : lines_of(units[list[k]].text)) code.push_back(line);
-      std::size_t indent = std::string::npos;
-      std::size_t backticks = 2;  // the fence is longer than any run of them that starts a line
-      for (const std::string_view line : code) {
-        indent = std::min(indent, indentation(line));
-        const std::string_view t = trim(line);
-        backticks = std::max(backticks, std::min(t.find_first_not_of('`'), t.size()));
-      }
-      const std::string fence(backticks + 1, '`');
-      start_block(cited_before, "\n");
-      answer.append(fence).append("\n");
-      for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
-      answer += fence;
-      i = run;
     }
+    if (!u.code || inline_code) {
+      // Text left out between two quotes of a source shows as an ellipsis: they are not one
+      // statement. List items and table rows keep a line each.
+      if (!paragraph.empty())
+        paragraph += u.item || units[list[i - 1]].item ? "\n" : list[i] == list[i - 1] + 1 ? " " : " … ";
+      if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
+      else paragraph += u.text;
+      i = run;
+      continue;
+    }
+    const bool cited_before = !paragraph.empty();
     end_text();
+
+    std::vector<std::string_view> code;
+    for (std::size_t k = i; k < run; ++k)
+      for (const std::string_view line : lines_of(units[list[k]].text)) code.push_back(line);
+    std::size_t indent = std::string::npos;
+    std::size_t backticks = 2;  // the fence is longer than any run of them that starts a line
+    for (const std::string_view line : code) {
+      indent = std::min(indent, indentation(line));
+      const std::string_view t = trim(line);
+      backticks = std::max(backticks, std::min(t.find_first_not_of('`'), t.size()));
+    }
+    const std::string fence(backticks + 1, '`');
+    start_block(cited_before, "\n");
+    answer.append(fence).append("\n");
+    for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
+    answer += fence;
+    i = run;
   }
-  return answer;
+  end_text();
 }
 
 std::string ExtractiveGenerator::cite(int number) const {

@@ -15,6 +15,7 @@
 // says first in that language that the quotes are English. When nothing covers the question it
 // returns an empty answer: the host declines. Deterministic: the same request always gives the
 // same answer.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,32 @@ class ExtractiveGenerator final : public Generator {
   static std::vector<Unit> split_units(const Evidence& evidence, std::size_t evidence_index);
 
  private:
+  /// A request read for its question: the sources' units, scored.
+  struct Reading {
+    std::string query;  ///< the question as the sources are matched against it (request.query)
+    QuestionKind kind = QuestionKind::other;
+    std::vector<Unit> units;
+    std::vector<std::vector<std::string>> terms;  ///< each unit's, sorted
+    std::vector<QuestionWord> words;              ///< what the question asks about
+    std::vector<double> weight;                   ///< each word's, by how rare it is among the units
+    std::vector<double> score;                    ///< each unit's; 0 for one that covers nothing asked
+  };
+  /// The answer: read, choose, write; empty when nothing covers the question.
   std::string compose(const GenerationRequest& request) const;
+  /// The request's units, each scored by the share of the question it covers, its source's rank
+  /// and its shape; none when no unit holds a word of the question.
+  std::optional<Reading> read(const GenerationRequest& request) const;
+  /// The units to quote, best first, with what each announces; may cut the text of one that is
+  /// too long alone. Empty when none scores.
+  std::vector<std::size_t> choose(const GenerationRequest& request, Reading& reading) const;
+  /// The chosen units as the answer: what a default or "where" question is answered with first,
+  /// then a paragraph per source, best first, code and tables as blocks.
+  std::string write(const GenerationRequest& request, const Reading& reading, const std::vector<std::size_t>& chosen) const;
+  /// Appends to `answer` the part of it `source` gives: its units `list` (indices in `units`) in
+  /// text order, prose as one paragraph with an ellipsis where text is left out, code and tables
+  /// as blocks that a line introduces unless a cited sentence does.
+  void append_source(std::string& answer, const Evidence& source, const std::vector<Unit>& units,
+                     std::vector<std::size_t> list) const;
   /// For a question about a default: the sentence that states it ("The default of `dst` is `0`.
   /// [1]"), read from `units` in the order of `order` (best first); empty when none gives it.
   std::string default_sentence(const GenerationRequest& request, const std::string& query, const std::vector<Unit>& units,
