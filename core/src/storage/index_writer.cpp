@@ -303,76 +303,41 @@ std::vector<std::size_t> pick_merge(const std::vector<OpenSegment>& segments, do
   return {};
 }
 
-}  // namespace
-
-IndexReport build_index(PipelineStages& stages, IndexOptions options) {
-  const Pipeline& pipeline = stages.pipeline();
-  const auto start = std::chrono::steady_clock::now();
+// The report of a run that found the index up to date: what `manifest` and `segments` hold.
+IndexReport up_to_date(const json& manifest, const CorpusListing& listing, const std::vector<OpenSegment>& segments,
+                       std::chrono::steady_clock::time_point start) {
   IndexReport report;
-  const CorpusListing listing = list_corpus(pipeline);
-  const IndexLock lock(pipeline.index_dir);
-  std::unique_ptr<Retriever> retriever = stages.take_retriever();
+  report.files = manifest.at("corpus").value("files", std::size_t{0});
+  report.skipped = manifest.at("corpus").value("skipped", std::size_t{0});
+  report.chunks = manifest.value("chunks", std::size_t{0});
+  report.segments = manifest.at("segments").size();
+  report.notes = listing.notes;
+  for (const OpenSegment& s : segments)
+    for (const std::uint32_t f : s.live_files())
+      if (!s.store->file(f).note.empty()) report.notes.push_back(passed_over(s.store->file(f)));
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
 
-  // The generation to update, if there is one this can update.
-  json old;
-  std::vector<OpenSegment> segments;
-  const std::optional<json> found = try_manifest(pipeline);
-  if (!found) report.why_full = "no index yet";
-  else if (!found->is_object()) report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
-  else report.why_full = incompatibility(*found, pipeline);
-  if (report.why_full.empty()) {
-    try {
-      old = *found;
-      if (const std::string problem = missing_or_resized(pipeline, old); !problem.empty())
-        throw Error("the index is damaged (" + problem + ")");
-      segments = open_segments(pipeline, old);  // damage found now, not by the next search
-      if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
-          !any_readable_again(pipeline, segments)) {
-        report.files = old.at("corpus").value("files", std::size_t{0});
-        report.skipped = old.at("corpus").value("skipped", std::size_t{0});
-        report.chunks = old.value("chunks", std::size_t{0});
-        report.segments = old.at("segments").size();
-        report.notes = listing.notes;
-        for (const OpenSegment& s : segments)
-          for (const std::uint32_t f : s.live_files())
-            if (!s.store->file(f).note.empty()) report.notes.push_back(passed_over(s.store->file(f)));
-        remove_unused(pipeline, old);  // what a killed run left goes now too, not at the next change
-        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return report;
-      }
-      if (options.full) report.why_full = "asked for (--full)";
-    } catch (const json::exception&) {
-      report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
-    } catch (const Error& e) {
-      report.why_full = e.what();
-    }
-    // Asked outside the try: a plugin that fails here stops the run, as anywhere else.
-    if (report.why_full.empty() && !retriever->updatable())
-      report.why_full = "the " + pipeline.retriever.plugin + " retriever cannot update an index";
-    if (!report.why_full.empty()) segments.clear();
-  }
-  report.full = !report.why_full.empty();
-  // Leftovers of killed runs go first: new segments may take their names.
-  remove_unused(pipeline, found && found->is_object() ? *found : json());
-  std::uint64_t next_segment = 1;
-  if (found && found->is_object()) next_segment = std::max<std::uint64_t>(1, found->value("next_segment", std::uint64_t{1}));
-
-  // What changed: files listed with no record, or whose size or content differ, are indexed
-  // (again); records of files no longer listed, or indexed again, are removed. A file whose time
-  // moved but whose bytes did not (touched, checked out again) keeps its chunks: its record keeps
-  // the time it was indexed with, and the manifest's "retimed" the time it has now, so that it is
-  // read once, not at every update.
+// What changed since the generation `segments` make up: the files to index (new, or of another
+// size or content), the segments that lost files (changed or removed: their records are marked
+// removed), and the files only touched (rag/index_folder.hpp, RetimedFiles), with the counts in
+// `report`. A file whose time moved but whose bytes did not keeps its chunks and is read once.
+struct CorpusDiff {
+  std::vector<const CorpusEntry*> to_index;
+  std::set<std::string> lost_files;
   RetimedFiles retimed;
-  const RetimedFiles was_retimed = report.full ? RetimedFiles() : retimed_files(old);
+};
+CorpusDiff diff_corpus(const CorpusListing& listing, std::vector<OpenSegment>& segments, const RetimedFiles& was_retimed,
+                       IndexReport& report) {
+  CorpusDiff diff;
   std::map<std::string_view, std::pair<std::size_t, std::uint32_t>> recorded;
   for (std::size_t s = 0; s < segments.size(); ++s)
     for (const std::uint32_t f : segments[s].live_files()) recorded[segments[s].store->file(f).relative_path] = {s, f};
-  std::vector<const CorpusEntry*> to_index;
-  std::set<std::string> lost_files;  // segments that lost files in this run
   for (const CorpusEntry& entry : listing.files) {
     const auto it = recorded.find(entry.relative_path);
     if (it == recorded.end()) {
-      to_index.push_back(&entry);
+      diff.to_index.push_back(&entry);
       ++report.added;
       continue;
     }
@@ -382,57 +347,63 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     const std::int64_t time = moved != was_retimed.end() ? moved->second : file.modified;
     const bool same = file.size == entry.size && !readable_again(file, entry.path) &&
                       (time == entry.modified || holds_content(entry.path, file.digest));
-    if (same && entry.modified != file.modified) retimed[entry.relative_path] = entry.modified;
+    if (same && entry.modified != file.modified) diff.retimed[entry.relative_path] = entry.modified;
     if (!same) {
-      to_index.push_back(&entry);
+      diff.to_index.push_back(&entry);
       ++report.changed;
       segments[s].remove_file(f);
-      lost_files.insert(segments[s].name);
+      diff.lost_files.insert(segments[s].name);
     }
     recorded.erase(it);
   }
   for (const auto& [path, where] : recorded) {
     segments[where.first].remove_file(where.second);
-    lost_files.insert(segments[where.first].name);
+    diff.lost_files.insert(segments[where.first].name);
     ++report.removed;
   }
-  if (report.full) report.added = listing.files.size(), report.changed = report.removed = 0;
+  return diff;
+}
 
-  // New segments, a bounded amount of source text each.
-  GenerationWriter writer(pipeline, *retriever, next_segment);
-  {
-    Progress progress("indexing", to_index.size());
-    for (std::size_t begin = 0; begin < to_index.size();) {
-      std::size_t end = begin;
-      std::uintmax_t bytes = 0;
-      while (end < to_index.size() && (end == begin || bytes + to_index[end]->size <= kSegmentBytes))
-        bytes += to_index[end++]->size;
-      std::vector<std::string> texts;
-      const std::vector<StoredFile> files =
-          chunk_files(stages, std::span(to_index).subspan(begin, end - begin), texts, progress);
-      segments.push_back(writer.add(files));
-      begin = end;
-    }
+// Chunks `to_index` into new segments of a bounded amount of source text each, appended to
+// `segments`.
+void add_segments(const PipelineStages& stages, GenerationWriter& writer, const std::vector<const CorpusEntry*>& to_index,
+                  std::vector<OpenSegment>& segments) {
+  Progress progress("indexing", to_index.size());
+  for (std::size_t begin = 0; begin < to_index.size();) {
+    std::size_t end = begin;
+    std::uintmax_t bytes = 0;
+    while (end < to_index.size() && (end == begin || bytes + to_index[end]->size <= kSegmentBytes))
+      bytes += to_index[end++]->size;
+    std::vector<std::string> texts;
+    const std::vector<StoredFile> files = chunk_files(stages, std::span(to_index).subspan(begin, end - begin), texts, progress);
+    segments.push_back(writer.add(files));
+    begin = end;
   }
+}
+
+// Throws when `segments` hold no chunk, naming the files passed over: "no chunks" alone would
+// hide that everything was binary or too large.
+void require_chunks(const Pipeline& pipeline, const CorpusListing& listing, const std::vector<OpenSegment>& segments) {
   std::size_t live = 0;
   for (const OpenSegment& s : segments) live += s.live_chunks;
-  if (live == 0) {
-    // Name the files passed over: "no chunks" alone would hide that everything was binary or too large.
-    std::vector<std::string> notes = listing.notes;
-    for (const OpenSegment& s : segments)
-      for (const std::uint32_t f : s.live_files()) notes.push_back(passed_over(s.store->file(f)));
-    std::string passed_over;
-    if (!notes.empty()) passed_over = ", " + std::to_string(notes.size()) + " passed over, e.g. " + notes.front();
-    throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" +
-                std::to_string(listing.files.size() + listing.notes.size()) + " files matched corpus.include" +
-                passed_over + "); check corpus.root and corpus.include in " + pipeline.label());
-  }
+  if (live > 0) return;
+  std::vector<std::string> notes = listing.notes;
+  for (const OpenSegment& s : segments)
+    for (const std::uint32_t f : s.live_files()) notes.push_back(passed_over(s.store->file(f)));
+  std::string passed_over;
+  if (!notes.empty()) passed_over = ", " + std::to_string(notes.size()) + " passed over, e.g. " + notes.front();
+  throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" +
+              std::to_string(listing.files.size() + listing.notes.size()) + " files matched corpus.include" +
+              passed_over + "); check corpus.root and corpus.include in " + pipeline.label());
+}
 
-  // Segments with nothing left go (a segment of files passed over stays: it records them, so that
-  // they are counted and not read again); the others merge while the policy asks for it.
+// Segments with nothing left go (a segment of files passed over stays: it records them, so that
+// they are counted and not read again); the others merge while the policy asks for it.
+void merge_segments(GenerationWriter& writer, const Retriever& retriever, std::vector<OpenSegment>& segments,
+                    IndexReport& report) {
   std::erase_if(segments, [](const OpenSegment& s) { return s.live_chunks == 0 && s.live_files().empty(); });
   // A retriever that cannot leave removed chunks out of its statistics gets them written out now.
-  const double removed_share = retriever->skips_removed() ? kRemovedShare : 0.0;
+  const double removed_share = retriever.skips_removed() ? kRemovedShare : 0.0;
   for (std::vector<std::size_t> group; !(group = pick_merge(segments, removed_share)).empty();) {
     std::vector<const OpenSegment*> sources;
     for (const std::size_t i : group) sources.push_back(&segments[i]);
@@ -441,8 +412,13 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     for (auto i = group.rbegin(); i != group.rend(); ++i) segments.erase(segments.begin() + static_cast<std::ptrdiff_t>(*i));
     segments.push_back(std::move(merged));
   }
+}
 
-  // The new generation: removal files for the old segments that lost files, then the manifest.
+// Commits the new generation of `segments`: removal files for those that lost files, then the
+// manifest, written last and atomically; the report counts what it holds.
+json commit(const Pipeline& pipeline, const CorpusListing& listing, GenerationWriter& writer,
+            std::vector<OpenSegment>& segments, const CorpusDiff& diff, IndexReport& report,
+            std::chrono::steady_clock::time_point start) {
   const std::string generation = new_generation();
   json segment_list = json::array(), files = json::array();
   std::map<std::string, std::size_t> kinds;
@@ -450,7 +426,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     files.push_back({{"path", path.lexically_relative(pipeline.index_dir).generic_string()}, {"size", fs::file_size(path)}});
   };
   for (OpenSegment& s : segments) {
-    if (lost_files.count(s.name)) writer.write_removals(s, generation);
+    if (diff.lost_files.count(s.name)) writer.write_removals(s, generation);
     json entry = {{"name", s.name}, {"chunks", s.store->size()}, {"live_chunks", s.live_chunks}, {"files", s.store->file_count()}};
     entry["kinds"] = s.stored_kinds;
     entry["live_kinds"] = s.kinds;
@@ -494,11 +470,66 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
       {"generation", generation},
       {"next_segment", writer.next_segment()},
       {"segments", segment_list},
-      {"retimed", retimed},
+      {"retimed", diff.retimed},
       {"files", files}};
   write_file_atomically(pipeline.index_dir / kManifest, manifest.dump(2) + "\n");
   writer.committed();
   report.committed = true;
+  return manifest;
+}
+
+}  // namespace
+
+IndexReport build_index(PipelineStages& stages, IndexOptions options) {
+  const Pipeline& pipeline = stages.pipeline();
+  const auto start = std::chrono::steady_clock::now();
+  IndexReport report;
+  const CorpusListing listing = list_corpus(pipeline);
+  const IndexLock lock(pipeline.index_dir);
+  std::unique_ptr<Retriever> retriever = stages.take_retriever();
+
+  // The generation to update, if there is one this can update.
+  json old;
+  std::vector<OpenSegment> segments;
+  const std::optional<json> found = try_manifest(pipeline);
+  if (!found) report.why_full = "no index yet";
+  else if (!found->is_object()) report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
+  else report.why_full = incompatibility(*found, pipeline);
+  if (report.why_full.empty()) {
+    try {
+      old = *found;
+      if (const std::string problem = missing_or_resized(pipeline, old); !problem.empty())
+        throw Error("the index is damaged (" + problem + ")");
+      segments = open_segments(pipeline, old);  // damage found now, not by the next search
+      if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
+          !any_readable_again(pipeline, segments)) {
+        remove_unused(pipeline, old);  // what a killed run left goes now too, not at the next change
+        return up_to_date(old, listing, segments, start);
+      }
+      if (options.full) report.why_full = "asked for (--full)";
+    } catch (const json::exception&) {
+      report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
+    } catch (const Error& e) {
+      report.why_full = e.what();
+    }
+    // Asked outside the try: a plugin that fails here stops the run, as anywhere else.
+    if (report.why_full.empty() && !retriever->updatable())
+      report.why_full = "the " + pipeline.retriever.plugin + " retriever cannot update an index";
+    if (!report.why_full.empty()) segments.clear();
+  }
+  report.full = !report.why_full.empty();
+  // Leftovers of killed runs go first: new segments may take their names.
+  remove_unused(pipeline, found && found->is_object() ? *found : json());
+  std::uint64_t next_segment = 1;
+  if (found && found->is_object()) next_segment = std::max<std::uint64_t>(1, found->value("next_segment", std::uint64_t{1}));
+
+  const CorpusDiff diff = diff_corpus(listing, segments, report.full ? RetimedFiles() : retimed_files(old), report);
+  if (report.full) report.added = listing.files.size(), report.changed = report.removed = 0;
+  GenerationWriter writer(pipeline, *retriever, next_segment);
+  add_segments(stages, writer, diff.to_index, segments);
+  require_chunks(pipeline, listing, segments);
+  merge_segments(writer, *retriever, segments, report);
+  const json manifest = commit(pipeline, listing, writer, segments, diff, report, start);
   // The manifest now names the new generation: what older ones alone used can go.
   remove_unused(pipeline, manifest);
   return report;
