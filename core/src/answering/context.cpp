@@ -161,6 +161,90 @@ std::string_view level_separator(const std::string& kind) {
   return "";
 }
 
+// Adds to `request` the parents of its best sources (config.parent_sources of them): for each, the
+// smallest enclosing section or definition that is more than the source itself, built from the
+// run of chunks of the file that belong to it, within config.parent_budget.
+void add_parents(GenerationRequest& request, const ContextConfig& config, const ChunkSource& chunks, SourceFiles& files) {
+  std::size_t parent_used = 0;
+  for (std::size_t i = 0; i < request.evidence.size() && i < config.parent_sources; ++i) {
+    const Evidence& e = request.evidence[i];
+    const std::string_view separator = level_separator(e.kind);
+    if (separator.empty()) continue;
+    const std::vector<std::uint32_t> file_chunks = chunks.chunks_of(e.file_path);
+    std::string level = e.section;
+    while (!level.empty() && !file_chunks.empty()) {
+      const auto belongs = [&](const ChunkView& c) {
+        return c.section == level || (c.section.size() > level.size() + separator.size() &&
+                                      c.section.compare(0, level.size(), level) == 0 &&
+                                      c.section.compare(level.size(), separator.size(), separator) == 0);
+      };
+      // The run of consecutive chunks that belong to `level` and reach into the source.
+      std::vector<ChunkView> run;
+      bool reaches = false;
+      for (const std::uint32_t id : file_chunks) {
+        const ChunkView c = chunks.chunk(id);
+        if (c.kind != e.kind) continue;  // another chunking of the same file
+        if (!belongs(c)) {
+          if (reaches) break;
+          run.clear();
+          continue;
+        }
+        run.push_back(c);
+        reaches = reaches || (c.first_char < e.last_char && c.last_char > e.first_char);
+      }
+      if (!reaches || run.empty()) break;
+      const std::size_t first = run.front().first_char;
+      const ChunkView& last_chunk = *std::max_element(run.begin(), run.end(), [](const ChunkView& a, const ChunkView& b) {
+        return a.last_char < b.last_char;
+      });
+      const std::size_t last = last_chunk.last_char;
+      if (first >= e.first_char && last <= e.last_char) {
+        const std::size_t cut = level.rfind(separator);
+        level = cut == std::string::npos ? "" : level.substr(0, cut);
+        continue;
+      }
+      const bool known = std::any_of(request.parents.begin(), request.parents.end(), [&](const Evidence& p) {
+        return p.file_path == e.file_path && p.first_char <= first && p.last_char >= last;
+      });
+      if (known || parent_used + (last - first) > config.parent_budget) break;
+      Evidence parent;
+      parent.number = e.number;
+      parent.file_path = e.file_path;
+      parent.first_char = first;
+      parent.last_char = last;
+      parent.first_line = run.front().first_line;
+      parent.last_line = last_chunk.last_line;
+      parent.kind = e.kind;
+      parent.section = level;
+      parent.text = join_chunks(run, files);
+      parent.score = e.score;
+      parent.rank = e.rank;
+      parent_used += last - first;
+      request.parents.push_back(std::move(parent));
+      break;
+    }
+  }
+
+}
+
+// Renders `request`'s prompt from the pipeline's templates: its sources, then its parents.
+void add_prompt(GenerationRequest& request, const ContextConfig& config) {
+  std::string sources;
+  for (const auto& e : request.evidence) sources += describe_source(e);
+  std::string parents;
+  if (!request.parents.empty()) {
+    parents = "Surrounding context of the best sources (the whole section or definition each belongs to):\n\n";
+    for (const auto& p : request.parents) parents += describe_source(p);
+  }
+  const std::vector<std::pair<std::string_view, std::string>> values = {
+      {"question", request.question},
+      {"language", std::string(language_name(request.language))},
+      {"sources", std::move(sources)},
+      {"parents", std::move(parents)}};
+  request.messages.push_back({"system", render_template(config.system_prompt, values)});
+  request.messages.push_back({"user", render_template(config.user_prompt, values)});
+}
+
 }  // namespace
 
 ContextConfig ContextConfig::from_options(Options& options) {
@@ -336,82 +420,8 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
     request.evidence.push_back(std::move(e));
   }
 
-  // Parent context: the smallest enclosing section or definition that is more than the source
-  // itself, built from the run of chunks of the file that belong to it.
-  std::size_t parent_used = 0;
-  for (std::size_t i = 0; i < request.evidence.size() && i < config_.parent_sources; ++i) {
-    const Evidence& e = request.evidence[i];
-    const std::string_view separator = level_separator(e.kind);
-    if (separator.empty()) continue;
-    const std::vector<std::uint32_t> file_chunks = chunks_.chunks_of(e.file_path);
-    std::string level = e.section;
-    while (!level.empty() && !file_chunks.empty()) {
-      const auto belongs = [&](const ChunkView& c) {
-        return c.section == level || (c.section.size() > level.size() + separator.size() &&
-                                      c.section.compare(0, level.size(), level) == 0 &&
-                                      c.section.compare(level.size(), separator.size(), separator) == 0);
-      };
-      // The run of consecutive chunks that belong to `level` and reach into the source.
-      std::vector<ChunkView> run;
-      bool reaches = false;
-      for (const std::uint32_t id : file_chunks) {
-        const ChunkView c = chunks_.chunk(id);
-        if (c.kind != e.kind) continue;  // another chunking of the same file
-        if (!belongs(c)) {
-          if (reaches) break;
-          run.clear();
-          continue;
-        }
-        run.push_back(c);
-        reaches = reaches || (c.first_char < e.last_char && c.last_char > e.first_char);
-      }
-      if (!reaches || run.empty()) break;
-      const std::size_t first = run.front().first_char;
-      const ChunkView& last_chunk = *std::max_element(run.begin(), run.end(), [](const ChunkView& a, const ChunkView& b) {
-        return a.last_char < b.last_char;
-      });
-      const std::size_t last = last_chunk.last_char;
-      if (first >= e.first_char && last <= e.last_char) {
-        const std::size_t cut = level.rfind(separator);
-        level = cut == std::string::npos ? "" : level.substr(0, cut);
-        continue;
-      }
-      const bool known = std::any_of(request.parents.begin(), request.parents.end(), [&](const Evidence& p) {
-        return p.file_path == e.file_path && p.first_char <= first && p.last_char >= last;
-      });
-      if (known || parent_used + (last - first) > config_.parent_budget) break;
-      Evidence parent;
-      parent.number = e.number;
-      parent.file_path = e.file_path;
-      parent.first_char = first;
-      parent.last_char = last;
-      parent.first_line = run.front().first_line;
-      parent.last_line = last_chunk.last_line;
-      parent.kind = e.kind;
-      parent.section = level;
-      parent.text = join_chunks(run, files);
-      parent.score = e.score;
-      parent.rank = e.rank;
-      parent_used += last - first;
-      request.parents.push_back(std::move(parent));
-      break;
-    }
-  }
-
-  std::string sources;
-  for (const auto& e : request.evidence) sources += describe_source(e);
-  std::string parents;
-  if (!request.parents.empty()) {
-    parents = "Surrounding context of the best sources (the whole section or definition each belongs to):\n\n";
-    for (const auto& p : request.parents) parents += describe_source(p);
-  }
-  const std::vector<std::pair<std::string_view, std::string>> values = {
-      {"question", question},
-      {"language", std::string(language_name(request.language))},
-      {"sources", std::move(sources)},
-      {"parents", std::move(parents)}};
-  request.messages.push_back({"system", render_template(config_.system_prompt, values)});
-  request.messages.push_back({"user", render_template(config_.user_prompt, values)});
+  add_parents(request, config_, chunks_, files);
+  add_prompt(request, config_);
   return request;
 }
 
