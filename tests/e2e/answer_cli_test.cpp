@@ -192,6 +192,17 @@ class SchedulerConfig:
   const json described = first_source("How do I set the maximum number of sequences?");
   EXPECT_EQ(described["sources"][0]["file_path"], "repo/pkg/scheduler.py");
   EXPECT_THAT(described["answer"].get<std::string>(), HasSubstr("max_num_seqs"));
+  // A constant no class or function declares: where it is given a value.
+  dir_.write("repo/pkg/settings.py", "CACHE_ROOT: str = \"~/.cache/pkg\"\n\n\ndef other():\n    return 1\n");
+  dir_.write("repo/pkg/uses.py", "def clean(root):\n    \"\"\"Cleans CACHE_ROOT: CACHE_ROOT and what is below CACHE_ROOT.\"\"\"\n"
+                                 "    return [root, CACHE_ROOT]\n");
+  index();
+  const json constant = first_source("Where is CACHE_ROOT defined?");
+  ASSERT_FALSE(constant["sources"].empty());
+  EXPECT_EQ(constant["sources"][0]["file_path"], "repo/pkg/settings.py");
+  EXPECT_EQ(json::parse(rag("search 'Where is CACHE_ROOT defined?' --pipeline pipeline.yaml --k 1").out)
+                ["retrieved_chunks"][0]["file_path"],
+            "repo/pkg/uses.py");
   // A name nothing defines adds no source.
   const json none = first_source("Where is NoSuchThing defined?");
   for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/pkg/cache.py");

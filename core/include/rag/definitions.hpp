@@ -28,7 +28,8 @@ bool is_field_noun(std::string_view word);
 /// `hits` (the question's retrieval results, best first) with the chunks that define what the
 /// question asks about moved or added first, as many hits as before (the definitions alone when
 /// retrieval found nothing), when its kind asks for a definition: a "where" question, the class
-/// or function whose qualified name ends with a name it writes as code; a "default" question, or a
+/// or function whose qualified name ends with a name it writes as code (for a name none declares,
+/// not a class's, the code that gives it a value: a constant, a variable); a "default" question, or a
 /// "what does x_y mean" one (or "what does the seed parameter do": a word it calls a parameter,
 /// option, argument, field, attribute, setting or flag), the code that gives a value to one of its
 /// words at the start of a line (`name: T = v`, `name = v`, not a keyword

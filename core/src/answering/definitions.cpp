@@ -493,7 +493,13 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
         std::none_of(found.begin(), found.end(), [&](const Hit& h) { return h.chunk == hit->chunk; }))
       found.push_back(*hit);
   };
-  for (const std::string& name : asked.declared) add(declaration(index, name));
+  // A name no class or function declares may be a variable or a constant ("Where is VLLM_USE_V1
+  // defined?"): the code that gives it a value at the start of a line.
+  for (const std::string& name : asked.declared)
+    if (std::optional<Hit> declared = declaration(index, name); declared || is_class_like(name))
+      add(declared);
+    else
+      add(best_definition(index, name, [&](const ChunkView& c) { return gives_value(c.text, name); }));
   const QuestionKind kind = question_kind(question);
   if (kind == QuestionKind::where && found.empty()) add(named_file(index, question));
   if (kind == QuestionKind::what_is && asked.fields.empty())
