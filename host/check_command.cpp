@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "rag/index.hpp"
 #include "rag/project.hpp"
+#include "rag/responses.hpp"
 
 namespace rag::commands {
 namespace {
@@ -94,7 +95,7 @@ int check(const cli::Invocation& inv) {
                                   {"exclude", p.exclude}, {"max_file_size", p.max_file_bytes}}},
                       {"stages", std::move(stages)},
                       {"index", std::move(index)}};
-    cli::print(out.dump(2));
+    cli::print(json_text(out, 2));  // the corpus's file names, which need not be UTF-8
     return damaged_status(state);
   }
 

@@ -86,7 +86,7 @@ int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbos
     } catch (const IndexBusy& e) {
       if (!busy) std::cerr << "note: " << e.what() << "; trying again when it is done" << std::endl;
       busy = true;
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // rag::Error, and whatever else one update met: the watch goes on
       std::cerr << "error: " << e.what() << "; still watching" << std::endl;
       busy = false;
     }

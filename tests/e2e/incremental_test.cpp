@@ -241,6 +241,28 @@ TEST_F(Incremental, ATouchedFileKeepsItsChunks) {
   EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
 }
 
+// A file name that is not UTF-8 (Latin-1 "café.txt") can be touched, edited and reported: the
+// manifest's JSON cannot hold it as a retimed key, nor `rag check --format json` fail on it.
+TEST_F(Incremental, AFileNameThatIsNotUtf8CanBeTouchedAndReported) {
+  const std::string latin1 = "corpus/caf\xe9.txt";
+  dir_.write("corpus/a.txt", "alpha beta gamma\n");
+  dir_.write(latin1, "latin name file words\n");
+  ASSERT_EQ(rag("index --pipeline updated.yaml").status, 0);
+  for (const std::string& f : {std::string("corpus/a.txt"), latin1})
+    fs::last_write_time(dir_ / f, fs::last_write_time(dir_ / f) + std::chrono::hours(1));
+  Outcome r = rag("index --pipeline updated.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("0 changed"));
+  dir_.write("corpus/a.txt", "alpha omega\n");
+  r = rag("index --pipeline updated.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("1 changed"));
+  dir_.write(latin1, "latin name file words, more of them\n");
+  r = rag("check --pipeline updated.yaml --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(json::parse(r.out)["index"]["why"].get<std::string>(), HasSubstr("1 changed (caf\xef\xbf\xbd.txt)"));
+}
+
 TEST_F(Incremental, AFilePassedOverStaysCountedWhenItChanges) {
   // A binary file edited and still binary: an update records it again, as a full build does.
   dir_.write("corpus/docs/a.md", "# Paged attention\n\nThe kernel reads the cache.\n");
@@ -292,6 +314,11 @@ TEST_F(Incremental, WatchFollowsTheCorpus) {
   fs::remove(dir_ / "corpus/docs/f3.md");
   const double removed = until([&] { return !finds("zanzibar quokka", "corpus/docs/f3.md"); });
   EXPECT_GE(removed, 0) << "a removal was not indexed within 10 s";
+  // A file cut short by its path (truncate(2): no open, no close, only a modification).
+  dir_.write("corpus/docs/cut.txt", "kestrel heron\nwombat dingo\n");
+  ASSERT_GE(until([&] { return finds("wombat dingo", "corpus/docs/cut.txt"); }), 0);
+  fs::resize_file(dir_ / "corpus/docs/cut.txt", 14);
+  EXPECT_GE(until([&] { return !finds("wombat dingo", "corpus/docs/cut.txt"); }), 0) << "a truncation was not indexed within 10 s";
   // An update that finds another writer at work runs once that one is done.
   const int lock = ::open((dir_ / "index-updated/.lock").c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(lock, 0);

@@ -20,6 +20,7 @@
 #include "rag/index.hpp"
 #include "rag/progress.hpp"
 #include "rag/project.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 namespace fs = std::filesystem;
@@ -347,7 +348,10 @@ CorpusDiff diff_corpus(const CorpusListing& listing, std::vector<OpenSegment>& s
     const std::int64_t time = moved != was_retimed.end() ? moved->second : file.modified;
     const bool same = file.size == entry.size && !readable_again(file, entry.path) &&
                       (time == entry.modified || holds_content(entry.path, file.digest));
-    if (same && entry.modified != file.modified) diff.retimed[entry.relative_path] = entry.modified;
+    // A name that is not UTF-8 cannot be a key of the manifest's JSON: such a file is read again
+    // at each update that lists it changed, and keeps its chunks all the same.
+    if (same && entry.modified != file.modified && utf8::is_valid(entry.relative_path))
+      diff.retimed[entry.relative_path] = entry.modified;
     if (!same) {
       diff.to_index.push_back(&entry);
       ++report.changed;
