@@ -112,6 +112,10 @@ IndexState inspect_index(const Pipeline& pipeline, bool verify) {
         return state;
       }
     }
+    if (any_readable_again(pipeline, segments)) {  // as an update sees it
+      state.why = "the corpus at " + pipeline.corpus_root + " has files the index passed over as unreadable that can be read now";
+      return state;
+    }
   } catch (const json::exception&) {
     state.why = display_path(pipeline.index_dir / kManifest) + " is damaged";
     return state;

@@ -1,5 +1,8 @@
 #include "index_folder.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "rag/file_io.hpp"
@@ -26,6 +29,23 @@ std::optional<json> try_manifest(const Pipeline& pipeline) {
 std::string damaged(const Pipeline& pipeline) {
   return display_path(pipeline.index_dir / kManifest) + " is damaged; run `" + pipeline.command("index") +
          "` to rebuild it";
+}
+
+bool readable_again(const SegmentStore::File& file, const std::string& path) {
+  if (file.digest != 0) return false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+bool any_readable_again(const Pipeline& pipeline, const std::vector<OpenSegment>& segments) {
+  for (const OpenSegment& s : segments)
+    for (const std::uint32_t f : s.live_files())
+      if (const SegmentStore::File file = s.store->file(f);
+          readable_again(file, (pipeline.corpus_dir / std::string(file.relative_path)).string()))
+        return true;
+  return false;
 }
 
 RetimedFiles retimed_files(const json& manifest) {

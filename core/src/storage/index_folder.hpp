@@ -66,6 +66,12 @@ struct OpenSegment {
 /// the file of its removals, if any.)
 std::vector<OpenSegment> open_segments(const Pipeline& pipeline, const nlohmann::json& manifest);
 
+/// Whether `file`, recorded as one that could not be read (no digest), can be read at `path` now:
+/// a chmod changes neither its size nor its time.
+bool readable_again(const SegmentStore::File& file, const std::string& path);
+/// Whether any file of `segments` is readable_again in the pipeline's corpus.
+bool any_readable_again(const Pipeline& pipeline, const std::vector<OpenSegment>& segments);
+
 /// Segments as a retriever sees them (its folders, bases from 0, removals), in order; they point
 /// into `segments`.
 std::vector<Segment> retriever_view(const Pipeline& pipeline, const std::vector<const OpenSegment*>& segments);

@@ -235,25 +235,6 @@ std::vector<StoredFile> chunk_files(const PipelineStages& stages, std::span<cons
   return files;
 }
 
-// Whether `file`, recorded as one that could not be read (no digest), can be read at `path` now:
-// a chmod changes neither its size nor its time.
-bool readable_again(const SegmentStore::File& file, const std::string& path) {
-  if (file.digest != 0) return false;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ::close(fd);
-  return true;
-}
-
-bool any_readable_again(const Pipeline& pipeline, const std::vector<OpenSegment>& segments) {
-  for (const OpenSegment& s : segments)
-    for (const std::uint32_t f : s.live_files())
-      if (const SegmentStore::File file = s.store->file(f);
-          readable_again(file, (pipeline.corpus_dir / std::string(file.relative_path)).string()))
-        return true;
-  return false;
-}
-
 // Removes what no generation needs: segments the manifest does not name (older generations,
 // runs that were killed), removal files it no longer names, and older layouts. A reader that
 // still has some of them open keeps them until it closes them.
