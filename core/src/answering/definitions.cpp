@@ -128,6 +128,25 @@ std::vector<std::string> plain_words(std::string_view question) {
   return out;
 }
 
+// The words of a question in lower case, in order, without stopwords (repeats kept: a field's
+// name may repeat one).
+std::vector<std::string> lowered_words(std::string_view question) {
+  std::vector<std::string> out;
+  for (const std::string_view run : name_runs(question, false)) {
+    std::string w(run);
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!is_stopword("english", w)) out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// The analyzer questions and titles are read with here: the default one (English stems,
+// identifiers split), as the generator reads them.
+const Analyzer& english() {
+  static const Analyzer analyzer{AnalyzerConfig{}};
+  return analyzer;
+}
+
 struct Found {
   Hit hit;
   int strength = 0;
@@ -229,12 +248,9 @@ std::optional<Hit> named_file(const Index& index, std::string_view question) {
                                                             "declared", "implementation", "definition", "class",
                                                             "function", "file", "module", "code", "source"};
   std::vector<std::string> words;
-  for (const std::string_view run : name_runs(question, false)) {
-    std::string w(run);
-    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (w.size() >= 2 && !is_stopword("english", w) && !asking.count(w) && std::find(words.begin(), words.end(), w) == words.end())
+  for (std::string& w : lowered_words(question))
+    if (w.size() >= 2 && !asking.count(w) && std::find(words.begin(), words.end(), w) == words.end())
       words.push_back(std::move(w));
-  }
   if (words.empty()) return std::nullopt;
   std::vector<std::pair<std::string, Hit>> files;  // in retrieval order
   for (const Hit& hit : index.search(question, kCandidates / 5)) {
@@ -279,7 +295,7 @@ constexpr std::size_t kShortIntroduction = 400;
 // the next when that one is short. The path is the whole one, with the corpus's own folder: every
 // file of data/raw/vllm-0.10.1 is about vLLM ("What is LoRA in vLLM?").
 std::vector<Hit> titled_section(const Index& index, std::string_view question) {
-  static const Analyzer analyzer{AnalyzerConfig{}};
+  const Analyzer& analyzer = english();
   std::vector<QuestionWord> words = question_words(question, analyzer);
   std::erase_if(words, [](const QuestionWord& w) {
     const std::string& t = w.text;
@@ -287,12 +303,11 @@ std::vector<Hit> titled_section(const Index& index, std::string_view question) {
   });
   if (words.empty()) return {};
   // How well a section is titled with the question's words, smaller is better; none when not.
+  // `path` and `name`: the terms of its file's path and of the file's name without extension.
   using Rank = std::tuple<std::size_t, std::size_t, std::size_t>;  // depth, other header terms, words not in the file's name
-  const auto title_rank = [&](const ChunkView& c) -> std::optional<Rank> {
+  const auto title_rank = [&](const ChunkView& c, const std::vector<std::string>& path,
+                              const std::vector<std::string>& name) -> std::optional<Rank> {
     const std::vector<std::string> header = sorted_terms(last_part(c.section), analyzer);
-    const std::vector<std::string> path = sorted_terms(c.file_path, analyzer);
-    const std::string_view file = c.file_path.substr(c.file_path.rfind('/') + 1);
-    const std::vector<std::string> name = sorted_terms(file.substr(0, file.rfind('.')), analyzer);
     bool in_header = false;
     std::size_t unnamed = 0;
     for (const QuestionWord& w : words) {
@@ -316,6 +331,9 @@ std::vector<Hit> titled_section(const Index& index, std::string_view question) {
     const ChunkView chunk = index.chunk(hit.chunk);
     if (std::find(files.begin(), files.end(), chunk.file_path) != files.end()) continue;
     files.push_back(chunk.file_path);
+    const std::vector<std::string> path = sorted_terms(chunk.file_path, analyzer);
+    const std::string_view file = chunk.file_path.substr(chunk.file_path.rfind('/') + 1);
+    const std::vector<std::string> name = sorted_terms(file.substr(0, file.rfind('.')), analyzer);
     // A file's chunks come in text order: a section's first is where it starts.
     std::vector<std::string_view> sections;
     for (const std::uint32_t id : index.chunks_of(chunk.file_path)) {
@@ -324,7 +342,7 @@ std::vector<Hit> titled_section(const Index& index, std::string_view question) {
           std::find(sections.begin(), sections.end(), c.section) != sections.end())
         continue;
       sections.push_back(c.section);
-      if (const std::optional<Rank> rank = title_rank(c); rank && (!best || *rank < best->first))
+      if (const std::optional<Rank> rank = title_rank(c, path, name); rank && (!best || *rank < best->first))
         best.emplace(*rank, Hit{id, hit.score});
     }
   }
@@ -341,16 +359,21 @@ std::vector<Hit> titled_section(const Index& index, std::string_view question) {
   return {first};
 }
 
+// A word and its terms (english()): one for most words, none for a stopword.
+struct Spelt {
+  std::string text;
+  std::vector<std::string> terms;
+};
+
 // How the identifier part `part` spells the question word `word`: not (0), as the same word or
 // stem (1), or as a programmer's abbreviation of it (2; max: maximum, num: number, len: length,
 // seqs: sequences).
-int spelling(std::string_view part, std::string_view word, const Analyzer& analyzer) {
-  if (part == word) return 1;
-  const std::vector<std::string> a = analyzer.analyze(part), b = analyzer.analyze(word);
-  if (a.size() == 1 && b.size() == 1 && a == b) return 1;  // input: inputs
-  if (part.size() >= 3 && word.starts_with(part)) return 2;
-  if (part.size() >= 4 && part.back() == 's' && word.back() == 's' && word.starts_with(part.substr(0, part.size() - 1)))
-    return 2;
+int spelling(const Spelt& part, const Spelt& word) {
+  const std::string_view p = part.text, w = word.text;
+  if (p == w) return 1;
+  if (part.terms.size() == 1 && part.terms == word.terms) return 1;  // input: inputs
+  if (p.size() >= 3 && w.starts_with(p)) return 2;
+  if (p.size() >= 4 && p.back() == 's' && w.back() == 's' && w.starts_with(p.substr(0, p.size() - 1))) return 2;
   return 0;
 }
 
@@ -361,13 +384,12 @@ int spelling(std::string_view part, std::string_view word, const Analyzer& analy
 // a field's words as they are (enable prefix caching) finds the prose that uses them; one that
 // spells out an abbreviated name does not meet the name.
 std::optional<std::string> field_named_by_words(const Index& index, std::string_view question) {
-  static const Analyzer analyzer{AnalyzerConfig{}};
-  std::vector<std::string> words;
-  for (const std::string_view run : name_runs(question, false)) {
-    std::string w(run);
-    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!is_stopword("english", w)) words.push_back(std::move(w));
-  }
+  const auto spelt = [](std::string text) {
+    std::vector<std::string> terms = english().analyze(text);
+    return Spelt{std::move(text), std::move(terms)};
+  };
+  std::vector<Spelt> words;
+  for (std::string& w : lowered_words(question)) words.push_back(spelt(std::move(w)));
   std::optional<std::string> best;
   std::size_t best_parts = 2;  // two words join by chance ("audio inputs", "quantization methods")
   std::set<std::string_view> seen;
@@ -376,23 +398,26 @@ std::optional<std::string> field_named_by_words(const Index& index, std::string_
     if (!is_code(chunk.kind)) continue;
     for (const std::string_view name : name_runs(chunk.text, false)) {
       if (name.find('_') == std::string_view::npos || !seen.insert(name).second) continue;
-      std::vector<std::string_view> parts;
+      std::vector<std::string_view> pieces;
       for (std::size_t begin = 0; begin <= name.size();) {
         const std::size_t end = std::min(name.find('_', begin), name.size());
-        if (end > begin) parts.push_back(name.substr(begin, end - begin));
+        if (end > begin) pieces.push_back(name.substr(begin, end - begin));
         begin = end + 1;
       }
-      if (parts.size() <= best_parts || std::any_of(parts.begin(), parts.end(), [](std::string_view p) {
+      if (pieces.size() <= best_parts || pieces.size() > words.size() ||
+          std::any_of(pieces.begin(), pieces.end(), [](std::string_view p) {
             return std::any_of(p.begin(), p.end(), [](char c) { return !is_lower(c) && !is_digit(c); });
           }))
         continue;
+      std::vector<Spelt> parts;
+      for (const std::string_view p : pieces) parts.push_back(spelt(std::string(p)));
       for (std::size_t first = 0; first + parts.size() <= words.size(); ++first) {
         std::size_t i = 0;
         bool abbreviated = false;
         for (; i < parts.size(); ++i) {
-          const int spelt = spelling(parts[i], words[first + i], analyzer);
-          if (spelt == 0) break;
-          abbreviated = abbreviated || spelt == 2;
+          const int how = spelling(parts[i], words[first + i]);
+          if (how == 0) break;
+          abbreviated = abbreviated || how == 2;
         }
         if (i == parts.size() && abbreviated) {
           best = std::string(name);
@@ -447,14 +472,18 @@ namespace {
 // What a question asks the definition of: the names of classes or functions ("where"), or the
 // fields to find a value of ("default", "what does x_y mean"), in the classes it names.
 struct Asked {
+  QuestionKind kind = QuestionKind::other;
+  std::vector<std::string> names;  ///< code_names of the question
   std::vector<std::string> declared;
   std::vector<std::string> fields, owners;
 };
 
 Asked asked_about(std::string_view question) {
   Asked asked;
-  const QuestionKind kind = question_kind(question);
-  const std::vector<std::string> names = code_names(question);
+  asked.kind = question_kind(question);
+  asked.names = code_names(question);
+  const QuestionKind kind = asked.kind;
+  const std::vector<std::string>& names = asked.names;
   if (kind == QuestionKind::where) {
     asked.declared = names;
   } else if (kind == QuestionKind::default_value || kind == QuestionKind::what_is) {
@@ -500,7 +529,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
       add(declared);
     else
       add(best_definition(index, name, [&](const ChunkView& c) { return gives_value(c.text, name); }));
-  const QuestionKind kind = question_kind(question);
+  const QuestionKind kind = asked.kind;
   if (kind == QuestionKind::where && found.empty()) add(named_file(index, question));
   if (kind == QuestionKind::what_is && asked.fields.empty())
     for (const Hit& hit : titled_section(index, question)) add(hit);
@@ -508,8 +537,8 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
   for (const std::string& owner : asked.owners) in_owners += " " + owner;
   std::vector<std::string> fields = asked.fields;
   std::string query(question);
-  const std::vector<std::string> names = code_names(question);
-  const bool writes_field = std::any_of(names.begin(), names.end(), [](const std::string& n) { return !is_class_like(n); });
+  const bool writes_field =
+      std::any_of(asked.names.begin(), asked.names.end(), [](const std::string& n) { return !is_class_like(n); });
   if (kind != QuestionKind::where && !writes_field)
     if (std::optional<std::string> named = field_named_by_words(index, question)) {
       query += " " + *named;
