@@ -1,7 +1,7 @@
 #pragma once
 // The corpus: the files a pipeline selects below its root, and reading them as chunkers need.
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>

@@ -59,9 +59,7 @@ CorpusSnapshot snapshot_of(const std::vector<OpenSegment>& segments, const Retim
   for (const OpenSegment& s : segments)
     for (const std::uint32_t f : s.live_files()) {
       const SegmentStore::File file = s.store->file(f);
-      const auto moved = retimed.find(file.relative_path);
-      snapshot.files.push_back({std::string(file.relative_path), file.size,
-                                moved != retimed.end() ? moved->second : file.modified, file.digest});
+      snapshot.files.push_back({std::string(file.relative_path), file.size, indexed_time(retimed, file), file.digest});
     }
   std::sort(snapshot.files.begin(), snapshot.files.end(),
             [](const auto& a, const auto& b) { return a.relative_path < b.relative_path; });
@@ -297,9 +295,7 @@ bool Index::changed_since_indexing(std::string_view file_path) const {
     if (::stat(on_disk.c_str(), &status) == 0) {
       const std::int64_t modified = file_time(status.st_mtim.tv_sec, status.st_mtim.tv_nsec);
       differs = static_cast<std::uint64_t>(status.st_size) != indexed->size;
-      const auto moved = opened_->retimed.find(indexed->relative_path);
-      const std::int64_t then = moved != opened_->retimed.end() ? moved->second : indexed->modified;
-      if (!differs && modified != then) differs = !holds_content(on_disk, indexed->digest);
+      if (!differs && modified != indexed_time(opened_->retimed, *indexed)) differs = !holds_content(on_disk, indexed->digest);
     }
   }
   opened_->changed.emplace(std::string(file_path), differs);

@@ -56,6 +56,11 @@ RetimedFiles retimed_files(const json& manifest) {
   return out;
 }
 
+std::int64_t indexed_time(const RetimedFiles& retimed, const SegmentStore::File& file) {
+  const auto moved = retimed.find(file.relative_path);
+  return moved != retimed.end() ? moved->second : file.modified;
+}
+
 std::string missing_or_resized(const Pipeline& pipeline, const json& manifest) {
   for (const auto& f : manifest.at("files")) {
     const std::string path = f.at("path").get<std::string>();

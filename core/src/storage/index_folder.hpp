@@ -35,6 +35,9 @@ std::string incompatibility(const nlohmann::json& manifest, const Pipeline& pipe
 /// the time they were indexed with; this is the one to compare.
 using RetimedFiles = std::map<std::string, std::int64_t, std::less<>>;
 RetimedFiles retimed_files(const nlohmann::json& manifest);
+/// The time to compare `file` of the index with its file on disk: the one `retimed` holds for it,
+/// else its record's.
+std::int64_t indexed_time(const RetimedFiles& retimed, const SegmentStore::File& file);
 /// "<index> is damaged; run `rag index ...` to rebuild it".
 std::string damaged(const Pipeline& pipeline);
 /// The first file `manifest` lists that is not in the index folder with the size it was written

@@ -325,10 +325,8 @@ CorpusDiff diff_corpus(const CorpusListing& listing, std::vector<OpenSegment>& s
     }
     const auto [s, f] = it->second;
     const SegmentStore::File file = segments[s].store->file(f);
-    const auto moved = was_retimed.find(entry.relative_path);
-    const std::int64_t time = moved != was_retimed.end() ? moved->second : file.modified;
     const bool same = file.size == entry.size && !readable_again(file, entry.path) &&
-                      (time == entry.modified || holds_content(entry.path, file.digest));
+                      (indexed_time(was_retimed, file) == entry.modified || holds_content(entry.path, file.digest));
     // A name that is not UTF-8 cannot be a key of the manifest's JSON: such a file is read again
     // at each update that lists it changed, and keeps its chunks all the same.
     if (same && entry.modified != file.modified && utf8::is_valid(entry.relative_path))
