@@ -240,6 +240,10 @@ struct QueryTranslator::State {
     }
     return *d;
   }
+
+  // The English of each of `words` (lowered), from the first of `choices` that knows it.
+  std::map<std::string, std::vector<std::string>> look_up(const std::vector<DictionaryChoice>& choices,
+                                                          const std::vector<std::string>& words, const Stemmer& stemmer);
 };
 
 QueryTranslator::QueryTranslator() : state_(std::make_unique<State>()) {}
@@ -258,6 +262,150 @@ QueryTranslator::QueryTranslator(TranslationConfig config) : state_(std::make_un
 }
 QueryTranslator::~QueryTranslator() = default;
 
+namespace {
+
+// The glossary's terms in a question's tokens, longest first at each place: `term[i]` is the
+// term token i starts, `inside[i]` whether token i is part of one.
+struct Glossed {
+  std::vector<const Glossary::Term*> term;
+  std::vector<bool> inside;
+};
+
+Glossed glossed(const Glossary& glossary, std::string_view code, const std::vector<std::string>& stems) {
+  Glossed out{std::vector<const Glossary::Term*>(stems.size(), nullptr), std::vector<bool>(stems.size(), false)};
+  for (std::size_t i = 0; i < stems.size();) {
+    std::size_t length = 0;
+    out.term[i] = glossary.match(code, stems, i, length);
+    if (out.term[i] == nullptr) length = 1;
+    else std::fill(out.inside.begin() + static_cast<std::ptrdiff_t>(i), out.inside.begin() + static_cast<std::ptrdiff_t>(i + length), true);
+    i += length;
+  }
+  return out;
+}
+
+// The English query being written: each word once (a word given twice would weigh twice).
+class QueryWriter {
+ public:
+  // The words of `text`, those not written yet.
+  void add(std::string_view text) {
+    for (std::size_t begin = 0; begin < text.size();) {
+      const std::size_t end = std::min(text.find(' ', begin), text.size());
+      const std::string_view word = text.substr(begin, end - begin);
+      begin = end + 1;
+      if (word.empty() || !added_.insert(utf8::lower(word)).second) continue;
+      if (!query_.empty()) query_ += ' ';
+      query_ += word;
+    }
+  }
+
+  // The readings of one word of the question, joined by '|' ("change|alter"): answering counts
+  // the word found when any of them is (question_words.hpp), retrieval reads each as a term. A
+  // phrase among them ("rate of flow") is written as words.
+  void add_readings(const std::vector<std::string>& readings) {
+    if (std::any_of(readings.begin(), readings.end(), [](const std::string& r) { return r.find(' ') != std::string::npos; })) {
+      for (const std::string& r : readings) add(r);
+      return;
+    }
+    std::string group;
+    for (const std::string& r : readings)
+      if (added_.insert(utf8::lower(r)).second) group.append(group.empty() ? "" : "|").append(r);
+    if (group.empty()) return;
+    if (!query_.empty()) query_ += ' ';
+    query_ += group;
+  }
+
+  const std::string& query() const { return query_; }
+
+ private:
+  std::string query_;
+  std::set<std::string> added_;
+};
+
+// Of the English candidates for `own`, a word as written, those the corpus uses, most used
+// first (dictionary order breaks ties); without counts, the dictionary's first. A candidate the
+// corpus never uses can match nothing: "waiter" for "serveur", a transliteration no loanword
+// matches. None when the corpus uses `own` itself at least as much as any of them: it is a term
+// of the field written alike in English ("cache", "Server", "compatible"), and its everyday
+// senses ("hide", "computer") would only blur the query. A phrase or compound ("by heart",
+// "water-front") counts by any of its words, so it is kept only when no single word the corpus
+// uses is offered: dictionaries give idioms and explanations besides the words.
+std::vector<std::string> most_used(std::string_view own, std::vector<std::string> candidates,
+                                   const QueryTranslator::WordCount& corpus_count) {
+  if (corpus_count) {
+    const auto phrase = [](const std::string& c) { return c.find_first_of(" -") != std::string::npos; };
+    std::vector<std::pair<std::size_t, std::string>> counted;
+    for (auto& c : candidates)
+      if (const std::size_t n = corpus_count(c); n > 0) counted.emplace_back(n, std::move(c));
+    if (std::any_of(counted.begin(), counted.end(), [&](const auto& c) { return !phrase(c.second); }))
+      std::erase_if(counted, [&](const auto& c) { return phrase(c.second); });
+    std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (!counted.empty() && corpus_count(own) >= counted.front().first) counted.clear();
+    candidates.clear();
+    for (auto& [n, c] : counted) candidates.push_back(std::move(c));
+  }
+  if (candidates.size() > kTranslationsPerWord) candidates.resize(kTranslationsPerWord);
+  return candidates;
+}
+
+// How a word looked up reads in English, `translations` being what the dictionaries gave for
+// its lowered form `w`: its translations and, when the corpus can tell, the English word it may
+// be the cognate of; the word itself, which may be written the same in English
+// ("configuration") or be a name; in Latin letters when it is Cyrillic (loanwords).
+std::vector<std::string> readings_of(std::string_view code, const Token& t, const std::string& w,
+                                     std::vector<std::string> translations, const QueryTranslator::WordCount& corpus_count) {
+  std::vector<std::string> candidates = std::move(translations);
+  const bool known = !candidates.empty();
+  if (corpus_count) {
+    // One cognate: guesses that differ only in an ending the corpus's stemming drops
+    // ("latency", "latence") are one word to it.
+    std::string cognate;
+    std::size_t most = 0;
+    for (const std::string& c : cognates(code, w))
+      if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
+    // A loanword's spellings compete with the regular guesses ("блока": block over bloc)
+    // unless the dictionaries gave a word the corpus uses.
+    const bool dictionary_used = std::any_of(candidates.begin(), candidates.end(), [&](const std::string& c) { return corpus_count(c) > 0; });
+    if (!dictionary_used && code == "ru")
+      for (const std::string& c : loanword_cognates(w))
+        if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
+    if (most > 0 && std::find(candidates.begin(), candidates.end(), cognate) == candidates.end())
+      candidates.push_back(std::move(cognate));
+  }
+  std::vector<std::string> readings = most_used(t.text, candidates, corpus_count);
+  const std::string latin = code == "ru" ? transliterated(w) : "";
+  const bool translated = !readings.empty();
+  for (const std::string& own : {t.text, latin})
+    if (!own.empty() && (!corpus_count ? !translated : corpus_count(own) > 0)) readings.push_back(own);
+  // A word the corpus never uses in any of its senses still belongs to the question: it
+  // matches nothing, but answering must know that no source speaks of it ("gâteau": cake,
+  // in the dictionary's first sense; "paella", "Quijote", which no dictionary knows, as written).
+  if (readings.empty()) readings.push_back(known ? candidates.front() : t.text);
+  return readings;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<std::string>> QueryTranslator::State::look_up(const std::vector<DictionaryChoice>& choices,
+                                                                                const std::vector<std::string>& words,
+                                                                                const Stemmer& stemmer) {
+  std::map<std::string, std::vector<std::string>> english;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const DictionaryChoice& choice : choices) {
+    std::vector<std::string> missing;
+    for (const auto& w : words)
+      if (!english.count(w)) missing.push_back(w);
+    if (missing.empty()) break;
+    Dictionary& d = dictionary(choice.name);
+    if (choice.reverse) {
+      for (const auto& w : missing)
+        if (auto found = d.headwords_for(w, stemmer.stem(w), stemmer); !found.empty()) english[w] = std::move(found);
+    } else {
+      for (auto& [w, found] : d.translate(missing, stemmer)) english[w] = std::move(found);
+    }
+  }
+  return english;
+}
+
 std::string QueryTranslator::translate(std::string_view question, const WordCount& count_in_corpus) const {
   if (!state_->config.enabled) return std::string(question);
   const std::string code(detect_language(question));
@@ -274,144 +422,37 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
   const std::vector<Token> tokens = tokens_of(question, code == "ru");
   const auto& vocabulary = question_vocabulary(code);
   const Stemmer stemmer(code);
-  // The glossary's terms, longest first at each place: `glossed` holds the term a token starts,
-  // `in_term` every token of one.
-  const std::vector<std::string> stems = stems_of(tokens, stemmer);
-  std::vector<const Glossary::Term*> glossed(tokens.size(), nullptr);
-  std::vector<bool> in_term(tokens.size(), false);
-  for (std::size_t i = 0; i < tokens.size();) {
-    std::size_t length = 0;
-    glossed[i] = state_->glossary.match(code, stems, i, length);
-    if (glossed[i] == nullptr) length = 1;
-    else std::fill(in_term.begin() + static_cast<std::ptrdiff_t>(i), in_term.begin() + static_cast<std::ptrdiff_t>(i + length), true);
-    i += length;
-  }
+  const Glossed terms = glossed(state_->glossary, code, stems_of(tokens, stemmer));
   // The words to look up: not kept, not in the glossary, not function words, not what is asked.
   std::vector<std::string> words;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
     const std::string w = utf8::lower(t.text);
-    if (!t.keep && !in_term[i] && !vocabulary.count(w) && !is_function_word(code, w) &&
+    if (!t.keep && !terms.inside[i] && !vocabulary.count(w) && !is_function_word(code, w) &&
         std::find(words.begin(), words.end(), w) == words.end() && words.size() < kMaxLookedUp)
       words.push_back(w);
   }
-  std::map<std::string, std::vector<std::string>> english;
-  {
-    const std::lock_guard<std::mutex> lock(state_->mutex);
-    for (const DictionaryChoice& choice : choices->second) {
-      std::vector<std::string> missing;
-      for (const auto& w : words)
-        if (!english.count(w)) missing.push_back(w);
-      if (missing.empty()) break;
-      Dictionary& d = state_->dictionary(choice.name);
-      if (choice.reverse) {
-        for (const auto& w : missing)
-          if (auto found = d.headwords_for(w, stemmer.stem(w), stemmer); !found.empty()) english[w] = std::move(found);
-      } else {
-        for (auto& [w, found] : d.translate(missing, stemmer)) english[w] = std::move(found);
-      }
-    }
-  }
-  std::string query;
-  std::set<std::string> added;  // a word given twice would weigh twice
-  const auto add = [&](std::string_view text) {
-    for (std::size_t begin = 0; begin < text.size();) {
-      const std::size_t end = std::min(text.find(' ', begin), text.size());
-      const std::string_view word = text.substr(begin, end - begin);
-      begin = end + 1;
-      if (word.empty() || !added.insert(utf8::lower(word)).second) continue;
-      if (!query.empty()) query += ' ';
-      query += word;
-    }
-  };
-  // The readings of one word of the question, joined by '|' ("change|alter"): answering counts
-  // the word found when any of them is (question_words.hpp), retrieval reads each as a term. A
-  // phrase among them ("rate of flow") is written as words.
-  const auto add_readings = [&](const std::vector<std::string>& readings) {
-    if (std::any_of(readings.begin(), readings.end(), [](const std::string& r) { return r.find(' ') != std::string::npos; })) {
-      for (const std::string& r : readings) add(r);
-      return;
-    }
-    std::string group;
-    for (const std::string& r : readings)
-      if (added.insert(utf8::lower(r)).second) group.append(group.empty() ? "" : "|").append(r);
-    if (group.empty()) return;
-    if (!query.empty()) query += ' ';
-    query += group;
-  };
-  // Of the English candidates for `own`, a word as written, those the corpus uses, most used
-  // first (dictionary order breaks ties); without counts, the dictionary's first. A candidate the
-  // corpus never uses can match nothing: "waiter" for "serveur", a transliteration no loanword
-  // matches. None when the corpus uses `own` itself at least as much as any of them: it is a term
-  // of the field written alike in English ("cache", "Server", "compatible"), and its everyday
-  // senses ("hide", "computer") would only blur the query. A phrase or compound ("by heart",
-  // "water-front") counts by any of its words, so it is kept only when no single word the corpus
-  // uses is offered: dictionaries give idioms and explanations besides the words.
-  const auto best = [&](std::string_view own, std::vector<std::string> candidates) {
-    if (corpus_count) {
-      const auto phrase = [](const std::string& c) { return c.find_first_of(" -") != std::string::npos; };
-      std::vector<std::pair<std::size_t, std::string>> counted;
-      for (auto& c : candidates)
-        if (const std::size_t n = corpus_count(c); n > 0) counted.emplace_back(n, std::move(c));
-      if (std::any_of(counted.begin(), counted.end(), [&](const auto& c) { return !phrase(c.second); }))
-        std::erase_if(counted, [&](const auto& c) { return phrase(c.second); });
-      std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-      if (!counted.empty() && corpus_count(own) >= counted.front().first) counted.clear();
-      candidates.clear();
-      for (auto& [n, c] : counted) candidates.push_back(std::move(c));
-    }
-    if (candidates.size() > kTranslationsPerWord) candidates.resize(kTranslationsPerWord);
-    return candidates;
-  };
+  const std::map<std::string, std::vector<std::string>> english = state_->look_up(choices->second, words, stemmer);
+  QueryWriter query;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
     const std::string w = utf8::lower(t.text);
-    if (in_term[i]) {
-      if (glossed[i] != nullptr) add(glossed[i]->english);
+    if (terms.inside[i]) {
+      if (terms.term[i] != nullptr) query.add(terms.term[i]->english);
     } else if (t.keep) {
-      add(t.text);
+      query.add(t.text);
     } else if (const auto v = vocabulary.find(w); v != vocabulary.end()) {
-      add(v->second);
+      query.add(v->second);
     } else if (is_function_word(code, w)) {
       continue;
     } else if (std::find(words.begin(), words.end(), w) == words.end()) {
-      add(t.text);  // past kMaxLookedUp words
+      query.add(t.text);  // past kMaxLookedUp words
     } else {
-      // Its translations, and, when the corpus can tell, the English words it may be the cognate
-      // of; the word itself, which may be written the same in English ("configuration") or be a
-      // name; in Latin letters when it is Cyrillic (loanwords).
-      std::vector<std::string> candidates;
-      if (const auto e = english.find(w); e != english.end()) candidates = e->second;
-      const bool known = !candidates.empty();
-      if (corpus_count) {
-        // One cognate: guesses that differ only in an ending the corpus's stemming drops
-        // ("latency", "latence") are one word to it.
-        std::string cognate;
-        std::size_t most = 0;
-        for (const std::string& c : cognates(code, w))
-          if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
-        // A loanword's spellings compete with the regular guesses ("блока": block over bloc)
-        // unless the dictionaries gave a word the corpus uses.
-        const bool dictionary_used = std::any_of(candidates.begin(), candidates.end(), [&](const std::string& c) { return corpus_count(c) > 0; });
-        if (!dictionary_used && code == "ru")
-          for (const std::string& c : loanword_cognates(w))
-            if (const std::size_t n = corpus_count(c); n > most) cognate = c, most = n;
-        if (most > 0 && std::find(candidates.begin(), candidates.end(), cognate) == candidates.end())
-          candidates.push_back(std::move(cognate));
-      }
-      std::vector<std::string> readings = best(t.text, candidates);
-      const std::string latin = code == "ru" ? transliterated(w) : "";
-      const bool translated = !readings.empty();
-      for (const std::string& own : {t.text, latin})
-        if (!own.empty() && (!corpus_count ? !translated : corpus_count(own) > 0)) readings.push_back(own);
-      // A word the corpus never uses in any of its senses still belongs to the question: it
-      // matches nothing, but answering must know that no source speaks of it ("gâteau": cake,
-      // in the dictionary's first sense; "paella", "Quijote", which no dictionary knows, as written).
-      if (readings.empty()) readings.push_back(known ? candidates.front() : t.text);
-      add_readings(readings);
+      const auto e = english.find(w);
+      query.add_readings(readings_of(code, t, w, e == english.end() ? std::vector<std::string>() : e->second, corpus_count));
     }
   }
-  return query.empty() ? std::string(question) : query;
+  return query.query().empty() ? std::string(question) : query.query();
 }
 
 }  // namespace rag
