@@ -4,14 +4,11 @@
 // so and what to run (`ollama serve`, `ollama pull <model>`).
 #include <string>
 
-#include "http_json_client.hpp"
-#include "model_reply.hpp"
-#include "rag/generator.hpp"
-#include "rag/options.hpp"
+#include "chat_api_generator.hpp"
 
 namespace rag {
 
-class OllamaGenerator final : public Generator {
+class OllamaGenerator final : public ChatApiGenerator {
  public:
   /// Options: base_url (default http://127.0.0.1:11434), model (qwen3:0.6b), temperature (0.2),
   /// max_tokens (Ollama's num_predict, 512), num_ctx (context window in tokens, 8192: Ollama's
@@ -21,20 +18,13 @@ class OllamaGenerator final : public Generator {
   explicit OllamaGenerator(Options& options);
 
   std::string generate(const GenerationRequest& request) override;
-  std::string describe() const override;
 
  private:
-  ServerHints server() const;
-  [[noreturn]] void fail_status(const HttpReply& reply) const;
+  ServerHints server() const override;
+  [[noreturn]] void fail_status(const HttpReply& reply) const override;
 
-  std::string where_;
-  std::string model_;
-  double temperature_ = 0.2;
-  long long max_tokens_ = 512;
-  long long num_ctx_ = 8192;
-  bool think_ = false;
-  bool stream_ = false;
-  HttpJsonClient client_;
+  long long num_ctx_;
+  bool think_;
 };
 
 }  // namespace rag

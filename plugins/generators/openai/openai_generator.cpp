@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "model_reply.hpp"
 #include "rag/error.hpp"
 
 namespace rag {
@@ -41,14 +40,9 @@ std::string finish_reason(const json& reply) {
 }  // namespace
 
 OpenAiGenerator::OpenAiGenerator(Options& options)
-    : where_(options.where()),
-      model_(options.get<std::string>("model", "")),
-      api_key_env_(options.get<std::string>("api_key_env", "")),
-      temperature_(options.get_number("temperature", 0.2, 0.0, 2.0)),
-      max_tokens_(options.get_integer("max_tokens", 512, 1, 1'000'000)),
-      stream_(options.get<bool>("stream", false)),
-      client_(options.get<std::string>("base_url", "http://127.0.0.1:8000/v1"),
-              options.get_number("timeout", 120.0, 0.01, 86400.0), options.where() + ".base_url") {
+    : ChatApiGenerator(options, "openai", options.get<std::string>("model", ""), "http://127.0.0.1:8000/v1",
+                       "a chat completion"),
+      api_key_env_(options.get<std::string>("api_key_env", "")) {
   if (options.has("api_key"))
     options.fail("api_key", "keys do not belong in pipeline files: put the key in an environment variable and "
                             "name that variable with api_key_env");
@@ -57,8 +51,6 @@ OpenAiGenerator::OpenAiGenerator(Options& options)
                           "`vllm serve Qwen/Qwen3-0.6B`)");
   options.finish();
 }
-
-std::string OpenAiGenerator::describe() const { return "openai " + model_ + " at " + client_.base_url(); }
 
 ServerHints OpenAiGenerator::server() const {
   return {"the OpenAI-compatible server at " + client_.base_url(),
@@ -83,71 +75,60 @@ void OpenAiGenerator::fail_status(const HttpReply& reply) const {
   throw Error(server + " answered HTTP " + std::to_string(reply.status) + ": " + message);
 }
 
-std::string OpenAiGenerator::generate(const GenerationRequest& request) {
-  json messages = json::array();
-  for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-  const json body = {{"model", model_},
-                     {"messages", std::move(messages)},
-                     {"temperature", temperature_},
-                     {"max_tokens", max_tokens_},
-                     {"stream", stream_}};
+HttpJsonClient::Headers OpenAiGenerator::headers() const {
   HttpJsonClient::Headers headers;
   // The key is read when it is needed: a command that never generates (index, search) does not
   // need the variable set.
-  if (!api_key_env_.empty()) {
-    const char* key = std::getenv(api_key_env_.c_str());
-    if (key == nullptr || *key == '\0')
-      throw Error(where_ + ".api_key_env: the environment variable " + api_key_env_ +
-                  " is not set; export it with the server's API key");
-    // A key read from a file keeps its newline; one with a line break inside would add headers.
-    std::string_view value = key;
-    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
-    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
-    if (value.empty() || std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-      throw Error(where_ + ".api_key_env: the environment variable " + api_key_env_ +
-                  " holds control characters (a line break?) or only spaces; export the key alone");
-    headers.emplace_back("Authorization", "Bearer " + std::string(value));
-  }
-  const ServerHints server = this->server();
-  const auto not_json = [&](std::string_view text) {
-    return Error(server.name + " sent a reply that is not a chat completion: " + error_text(text));
-  };
-  const auto fail = [this](const HttpReply& reply) { fail_status(reply); };
+  if (api_key_env_.empty()) return headers;
+  const char* key = std::getenv(api_key_env_.c_str());
+  if (key == nullptr || *key == '\0')
+    throw Error(where_ + ".api_key_env: the environment variable " + api_key_env_ +
+                " is not set; export it with the server's API key");
+  // A key read from a file keeps its newline; one with a line break inside would add headers.
+  std::string_view value = key;
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
+  if (value.empty() || std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    throw Error(where_ + ".api_key_env: the environment variable " + api_key_env_ +
+                " holds control characters (a line break?) or only spaces; export the key alone");
+  headers.emplace_back("Authorization", "Bearer " + std::string(value));
+  return headers;
+}
 
-  if (!stream_) {
-    const HttpReply reply = client_.post("/chat/completions", body.dump(), headers);
-    if (reply.failure != HttpReply::Failure::none) fail_transport(server, reply);
-    if (reply.status != 200) fail_status(reply);
-    const json answer = json::parse(reply.body, nullptr, false);
-    const json* content = choice_content(answer, "message");
-    if (content == nullptr && finish_reason(answer) == "length")  // a thinking model that ran out
-      throw Error(server.name + " stopped at max_tokens (" + std::to_string(max_tokens_) +
-                  ") before writing an answer; raise max_tokens in " + where_);
-    if (content == nullptr) throw not_json(reply.body);
-    return without_thinking(content->get<std::string>());
-  }
-
-  // Server-sent events: "data: {chunk}" lines, each with choices[0].delta.content, then
-  // "data: [DONE]". A stream that stops before [DONE] or a finish_reason was cut short.
-  StreamedAnswer answer(request.on_text);
-  const HttpReply reply = client_.post("/chat/completions", body.dump(), headers, [&](std::string_view line) {
-    constexpr std::string_view kData = "data:";
-    if (line.substr(0, kData.size()) != kData) return true;  // blank separators, comments, event names
-    std::string_view data = line.substr(kData.size());
-    if (!data.empty() && data.front() == ' ') data.remove_prefix(1);
-    if (data == "[DONE]") {  // nothing comes after it: a server that keeps the connection is not waited for
-      answer.mark_done();
-      return false;
-    }
-    const json chunk = json::parse(data, nullptr, false);
-    if (!chunk.is_object()) return answer.reject(data);
-    if (chunk.contains("error")) return answer.stop(error_text(data));
-    if (const json* content = choice_content(chunk, "delta"); content && !answer.add(content->get<std::string>()))
-      return false;
-    if (!finish_reason(chunk).empty()) answer.mark_done();
-    return true;
-  });
-  return answer.finish(server, reply, not_json, fail);
+std::string OpenAiGenerator::generate(const GenerationRequest& request) {
+  const json body = {{"model", model_},
+                     {"messages", messages_json(request)},
+                     {"temperature", temperature_},
+                     {"max_tokens", max_tokens_},
+                     {"stream", stream_}};
+  return exchange(
+      request, "/chat/completions", body, headers(),
+      [&](const json& reply) -> std::optional<std::string> {
+        const json* content = choice_content(reply, "message");
+        if (content == nullptr && finish_reason(reply) == "length")  // a thinking model that ran out
+          throw Error(server().name + " stopped at max_tokens (" + std::to_string(max_tokens_) +
+                      ") before writing an answer; raise max_tokens in " + where_);
+        return content == nullptr ? std::nullopt : std::optional<std::string>(content->get<std::string>());
+      },
+      // Server-sent events: "data: {chunk}" lines, each with choices[0].delta.content, then
+      // "data: [DONE]". A stream that stops before [DONE] or a finish_reason was cut short.
+      [](std::string_view line, StreamedAnswer& answer) {
+        constexpr std::string_view kData = "data:";
+        if (line.substr(0, kData.size()) != kData) return true;  // blank separators, comments, event names
+        std::string_view data = line.substr(kData.size());
+        if (!data.empty() && data.front() == ' ') data.remove_prefix(1);
+        if (data == "[DONE]") {  // nothing comes after it: a server that keeps the connection is not waited for
+          answer.mark_done();
+          return false;
+        }
+        const json chunk = json::parse(data, nullptr, false);
+        if (!chunk.is_object()) return answer.reject(data);
+        if (chunk.contains("error")) return answer.stop(error_text(data));
+        if (const json* content = choice_content(chunk, "delta"); content && !answer.add(content->get<std::string>()))
+          return false;
+        if (!finish_reason(chunk).empty()) answer.mark_done();
+        return true;
+      });
 }
 
 }  // namespace rag

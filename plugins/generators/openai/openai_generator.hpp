@@ -4,14 +4,11 @@
 // wants one, is read from an environment variable the pipeline names, never from the pipeline.
 #include <string>
 
-#include "http_json_client.hpp"
-#include "model_reply.hpp"
-#include "rag/generator.hpp"
-#include "rag/options.hpp"
+#include "chat_api_generator.hpp"
 
 namespace rag {
 
-class OpenAiGenerator final : public Generator {
+class OpenAiGenerator final : public ChatApiGenerator {
  public:
   /// Options: model (required: the name the server serves), base_url (default
   /// http://127.0.0.1:8000/v1), api_key_env (the environment variable holding the key; none by
@@ -20,19 +17,13 @@ class OpenAiGenerator final : public Generator {
   explicit OpenAiGenerator(Options& options);
 
   std::string generate(const GenerationRequest& request) override;
-  std::string describe() const override;
 
  private:
-  ServerHints server() const;
-  [[noreturn]] void fail_status(const HttpReply& reply) const;
+  ServerHints server() const override;
+  [[noreturn]] void fail_status(const HttpReply& reply) const override;
+  HttpJsonClient::Headers headers() const;
 
-  std::string where_;
-  std::string model_;
   std::string api_key_env_;
-  double temperature_ = 0.2;
-  long long max_tokens_ = 512;
-  bool stream_ = false;
-  HttpJsonClient client_;
 };
 
 }  // namespace rag
