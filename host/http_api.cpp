@@ -25,6 +25,7 @@ using json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kFormType = "application/x-www-form-urlencoded";
+constexpr const char* kTooLate = "the answer took longer than the server's request timeout (--request-timeout)";
 
 // Set on the thread that answers a connection the queue had no room for: every request on it
 // gets 503 at once, so that a flood is refused quickly instead of piling up unboundedly.
@@ -431,8 +432,18 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
                              {"timings", answer["timings"]}});
   };
 
+  const auto deadline = Clock::now() + limits_.request_timeout;
+  const auto late = [deadline] { return Clock::now() > deadline; };
   if (request.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
-    const json answer = service_.answer(pipeline, question, k, max_message_chars);
+    json answer;
+    try {
+      answer = service_.answer(pipeline, question, k, max_message_chars, {}, late);
+    } catch (const RequestError&) {
+      throw;
+    } catch (const Error&) {
+      if (late()) throw RequestError(504, kTooLate);
+      throw;
+    }
     record(answer);
     send_json(response, 200, answer);
     return;
@@ -441,18 +452,18 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
   service_.check_answer(pipeline, question, k, max_message_chars);
   response.set_header("Cache-Control", "no-cache");
   response.set_header("X-Accel-Buffering", "no");
-  const auto deadline = Clock::now() + limits_.request_timeout;
   response.set_chunked_content_provider(
       "text/event-stream",
-      [this, pipeline, question, k, max_message_chars, deadline, record](std::size_t, httplib::DataSink& sink) {
+      [this, pipeline, question, k, max_message_chars, late, record](std::size_t, httplib::DataSink& sink) {
         const auto send = [&](std::string_view event, const json& data) {
-          if (Clock::now() > deadline)
-            throw StreamStopped{"the answer took longer than the server's request timeout (--request-timeout)"};
+          if (late()) throw StreamStopped{kTooLate};
           const std::string frame = "event: " + std::string(event) + "\ndata: " + json_text(data) + "\n\n";
           if (!sink.is_writable() || !sink.write(frame.data(), frame.size())) throw StreamStopped{};
         };
+        // Asked while the model has sent nothing yet, as well as at each piece.
+        const auto give_up = [&] { return late() || !sink.is_writable(); };
         try {
-          const json answer = service_.answer(pipeline, question, k, max_message_chars, send);
+          const json answer = service_.answer(pipeline, question, k, max_message_chars, send, give_up);
           record(answer);
           json done = {{"answer", answer["answer"]}, {"answered", answer["answered"]}, {"cited", json::array()}};
           for (const auto& s : answer["sources"])
@@ -470,8 +481,14 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
           const std::string frame = "event: error\ndata: " + json_text(json{{"error", stopped.why}}) + "\n\n";
           sink.write(frame.data(), frame.size());
         } catch (const Error& e) {
-          t_request.fields["error"] = e.what();
-          const std::string frame = "event: error\ndata: " + json_text(json{{"error", e.what()}}) + "\n\n";
+          const bool gave_up = dynamic_cast<const RequestError*>(&e) == nullptr && give_up();
+          if (gave_up && !late()) {
+            t_request.fields["error"] = "the client went away";
+            return false;
+          }
+          const std::string why = gave_up ? kTooLate : e.what();
+          t_request.fields["error"] = why;
+          const std::string frame = "event: error\ndata: " + json_text(json{{"error", why}}) + "\n\n";
           sink.write(frame.data(), frame.size());
         }
         sink.done();

@@ -20,6 +20,8 @@ namespace {
 
 // How long requests in flight may take to finish once a stop is asked for.
 constexpr auto kGrace = std::chrono::seconds(10);
+// The last part of it, left to answers cancelled to say so.
+constexpr auto kCancelled = std::chrono::seconds(3);
 
 long long bounded(const cli::po::variables_map& vm, const char* name, long long low, long long high) {
   const long long value = vm[name].as<long long>();
@@ -113,7 +115,16 @@ int serve(const cli::Invocation& inv) {
     sigwait(&stop_signals, &signal);
     server.stop();
     std::unique_lock lock(mutex);
-    if (!stopped.wait_for(lock, kGrace, [&] { return done; })) {
+    const auto is_done = [&] { return done; };
+    if (stopped.wait_for(lock, kGrace - kCancelled, is_done)) return;
+    // Answers still being written (a model that does not answer) are cancelled, so that their
+    // clients hear 503 before the process ends; again and again, for one whose model request
+    // was not under way yet.
+    log.note("answers still being written " + std::to_string((kGrace - kCancelled).count()) + " s after the stop: cancelling them");
+    const auto end = std::chrono::steady_clock::now() + kCancelled;
+    do service.stop_answers();
+    while (!stopped.wait_for(lock, std::chrono::milliseconds(100), is_done) && std::chrono::steady_clock::now() < end);
+    if (!done) {
       log.note("requests still in flight " + std::to_string(kGrace.count()) + " s after the stop; exiting");
       std::_Exit(0);
     }

@@ -64,7 +64,7 @@ TEST(PluginRegistry, LoadsTheLibraryNamedAfterThePluginFirst) {
   EXPECT_FALSE(is_loaded(dir.path() / "libaaa.so"));
   EXPECT_NE(registry.make_chunker("text", options), nullptr);  // in libplain.so
   ASSERT_EQ(registry.problems().size(), 1u);
-  EXPECT_THAT(registry.problems()[0], HasSubstr("libaaa.so: built for plugin ABI 6"));
+  EXPECT_THAT(registry.problems()[0], HasSubstr("libaaa.so: built for plugin ABI 7"));
   EXPECT_EQ(registry.plugins().size(), 2u);
 }
 
@@ -72,11 +72,11 @@ TEST(PluginRegistry, RefusesOtherAbiAndLibrariesWithoutEntryPoint) {
   const PluginRegistry registry({kBadPlugins});
   std::string problems;
   for (const auto& p : registry.problems()) problems += p + "\n";
-  EXPECT_THAT(problems, HasSubstr("libbad_abi.so: built for plugin ABI 6, this rag uses ABI 5"));
+  EXPECT_THAT(problems, HasSubstr("libbad_abi.so: built for plugin ABI 7, this rag uses ABI 6"));
   EXPECT_THAT(problems, HasSubstr("libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)"));
   Options options(YAML::Node(), "p.yaml: retriever.options");
   EXPECT_THAT(error_of([&] { registry.make_retriever("bad_abi", options); }),
-              AllOf(HasSubstr("unknown retriever plugin 'bad_abi'"), HasSubstr("ABI 5")));
+              AllOf(HasSubstr("unknown retriever plugin 'bad_abi'"), HasSubstr("ABI 6")));
 }
 
 TEST(PluginRegistry, WrapsAConstructorThatThrows) {

@@ -290,7 +290,7 @@ TEST_F(BadInput, PipelineBrokenPluginLibraries) {
     std::ofstream(dir_ / (name + ".yaml"), std::ios::app) << "plugin_paths: [" << bad << name << "]\n";
   }
   expect_error("index --pipeline no_entry.yaml", "libno_entry.so: not a rag plugin (no 'rag_plugin' entry point)");
-  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 6, this rag uses ABI 5; rebuild the plugin");
+  expect_error("index --pipeline bad_abi.yaml", "libbad_abi.so: built for plugin ABI 7, this rag uses ABI 6; rebuild the plugin");
   expect_error("index --pipeline throwing_retriever.yaml",
                "retriever.options: the throwing_retriever plugin failed to start: boom in constructor");
   EXPECT_FALSE(fs::exists(dir_ / "index/manifest.json"));

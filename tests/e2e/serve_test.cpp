@@ -402,6 +402,82 @@ TEST_F(ServeTest, StopFinishesRequestsInFlightAndExitsZero) {
   EXPECT_FALSE(late.Get("/healthz"));
 }
 
+// A model server that takes a request and writes nothing (until the test ends, or 30 s).
+class SilentModel {
+ public:
+  SilentModel()
+      : server_("/api/chat", [this](const httplib::Request&, httplib::Response& response) {
+          server_.wait_for_release(std::chrono::seconds(30));
+          response.set_content(json{{"message", {{"content", "late [1]"}}}, {"done", true}}.dump(), "application/json");
+        }) {}
+  std::string pipeline(bool stream) const {
+    return std::string(testing::kFixturePipeline) + "generator: {plugin: ollama, options: {base_url: '" + server_.url() +
+           "', stream: " + (stream ? "true" : "false") + ", timeout: 60}}\n";
+  }
+
+ private:
+  testing::ChatServer server_;
+};
+
+TEST_F(ServeTest, AnAnswerTheModelHasNotBegunStopsWhenTheClientGoesOrItsTimeIsUp) {
+  SilentModel model;
+  dir_.write("silent.yaml", model.pipeline(true));
+  ServeProcess server(dir_.path(), "--pipeline silent.yaml --request-timeout 2");
+  const std::string body = R"({"question": "How is the port parsed?"})";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string seen = read_then_hang_up(server.port(),
+                                             "POST /api/answer HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+                                             "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                                                 "\r\n\r\n" + body,
+                                             "event: sources", 1);
+  EXPECT_THAT(seen, HasSubstr("event: sources"));
+  const auto deadline = start + std::chrono::seconds(10);
+  while (server.log().find("the client went away") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_THAT(server.log(), HasSubstr("the client went away"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "the answer waited for the model";
+
+  // A client that stays past --request-timeout: an error event, streamed or not (504).
+  auto c = client(server);
+  const auto asked = std::chrono::steady_clock::now();
+  const auto streamed = c.Post("/api/answer", {{"Accept", "text/event-stream"}}, body, "application/json");
+  ASSERT_TRUE(streamed);
+  const auto events = events_of(streamed->body);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().first, "error");
+  EXPECT_THAT(events.back().second["error"].get<std::string>(), HasSubstr("--request-timeout"));
+  const auto whole = c.Post("/api/answer", body, "application/json");
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->status, 504);
+  EXPECT_THAT(json::parse(whole->body)["error"].get<std::string>(), HasSubstr("--request-timeout"));
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(10)) << "the answers waited for the model";
+}
+
+TEST_F(ServeTest, StopCancelsAnswersTheModelDoesNotWriteAndTheirClientsHear503) {
+  SilentModel model;
+  dir_.write("silent.yaml", model.pipeline(false));
+  ServeProcess server(dir_.path(), "--pipeline silent.yaml");
+  int status = 0;
+  std::string body;
+  std::thread asking([&] {
+    httplib::Client c(server.host(), server.port());
+    c.set_read_timeout(std::chrono::seconds(30));
+    if (const auto r = c.Post("/api/answer", R"({"question": "How is the port parsed?"})", "application/json")) {
+      status = r->status;
+      body = r->body;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the model has the request
+  const auto stop = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);
+  asking.join();
+  EXPECT_EQ(server.wait(), 0);
+  EXPECT_EQ(status, 503);
+  EXPECT_THAT(body, HasSubstr("the server is stopping"));
+  EXPECT_LT(std::chrono::steady_clock::now() - stop, std::chrono::seconds(10));
+  EXPECT_THAT(server.log(), HasSubstr("cancelling them"));
+}
+
 TEST_F(ServeTest, TooManyRequestsAtOnceGet503) {
   SlowModel model;
   dir_.write("slow.yaml", model.pipeline());

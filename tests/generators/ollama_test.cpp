@@ -1,6 +1,9 @@
 // The `ollama` generator against a server that speaks Ollama's /api/chat, on 127.0.0.1.
 #include "ollama_generator.hpp"
 
+#include <atomic>
+#include <thread>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -139,6 +142,28 @@ TEST(OllamaGenerator, SlowAnswerTimesOut) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_THAT(error_of(*generator), HasSubstr("did not finish answering within 0.3 s: raise timeout in test.yaml"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(OllamaGenerator, CancelStopsAnAnswerTheServerHasNotBegunAndTheNextOneRuns) {
+  ChatServer* self = nullptr;
+  std::atomic<int> asked = 0;
+  ChatServer server("/api/chat", [&](const httplib::Request&, httplib::Response& response) {
+    if (asked++ == 0) self->wait_for_release(std::chrono::seconds(20));  // a model that says nothing
+    reply_json(response, 200, {{"message", {{"content", "the answer [1]"}}}, {"done", true}});
+  });
+  self = &server;
+  auto generator = make("{base_url: '" + server.url() + "', timeout: 30}");
+  generator->cancel();  // none under way: nothing to stop, the next answer runs as usual
+  const auto start = std::chrono::steady_clock::now();
+  std::thread canceller([&] {
+    while (asked == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    generator->cancel();
+  });
+  EXPECT_THAT(error_of(*generator), HasSubstr("was cancelled"));
+  canceller.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(generator->generate(request()), "the answer [1]");
 }
 
 TEST(OllamaGenerator, MalformedRepliesAreErrors) {

@@ -65,6 +65,12 @@ class BOOST_SYMBOL_VISIBLE Generator {
   virtual std::string generate(const GenerationRequest& request) = 0;
   /// What writes the answers, for reports: "ollama qwen3:0.6b at http://127.0.0.1:11434".
   virtual std::string describe() const = 0;
+  /// Asks a generate() under way on another thread to stop as soon as it can, a model server
+  /// that has not answered yet included; that generate() then throws rag::Error. Thread-safe;
+  /// does nothing when no generate() runs, and the next one runs as usual. `rag serve` calls it
+  /// when the client has gone, the request's time is up or the server is stopping. By default
+  /// nothing: a generator that answers at once has nothing to stop.
+  virtual void cancel() {}
 };
 
 }  // namespace rag

@@ -22,7 +22,8 @@ namespace rag {
 /// 4: GenerationRequest carries the retrieval query, Evidence whether it starts inside code; an
 /// empty answer declines.
 /// 5: InvertedIndex postings and chunks count the path and section fields apart (FieldCounts).
-inline constexpr std::uint32_t kPluginAbiVersion = 5;
+/// 6: Generator::cancel() stops a generation under way from another thread.
+inline constexpr std::uint32_t kPluginAbiVersion = 6;
 
 enum class PluginKind : std::uint32_t { chunker = 1, retriever = 2, generator = 3 };
 std::string_view to_string(PluginKind kind);

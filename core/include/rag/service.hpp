@@ -8,6 +8,7 @@
 // it and swaps the reference; the old generation is freed by its last request.
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -90,6 +91,8 @@ class ServedPipeline {
     std::unique_ptr<Generator> generator_;
   };
   GeneratorLease lend_generator();
+  /// Cancels what every generator lent now is writing (Generator::cancel()).
+  void cancel_generators();
 
  private:
   Pipeline pipeline_;
@@ -99,6 +102,7 @@ class ServedPipeline {
   std::shared_ptr<const Generation> current_;
   std::mutex generators_mutex_;
   std::vector<std::unique_ptr<Generator>> idle_generators_;
+  std::vector<Generator*> lent_generators_;
 };
 
 class Service {
@@ -128,10 +132,17 @@ class Service {
   /// must know before it starts a stream.
   void check_answer(std::string_view pipeline, const std::string& question, long long k, long long max_message_chars);
   /// POST /api/answer. With `sink`, the sources and the answer's pieces are handed to it as
-  /// they come; what it throws stops the work and comes out of this call. Returns the whole
-  /// answer. `max_message_chars` 0 means no `messages`.
+  /// they come; what it throws stops the work and comes out of this call. While the answer is
+  /// written, `give_up` (when given) is asked a few times a second whether to stop it (the
+  /// client has gone, its time is up): when it says so, the generator is cancelled and this call
+  /// throws what the generator throws. Returns the whole answer. `max_message_chars` 0 means no
+  /// `messages`. Throws RequestError 503 when stop_answers() cancelled it.
   nlohmann::ordered_json answer(std::string_view pipeline, const std::string& question, long long k,
-                                long long max_message_chars, const EventSink& sink = {});
+                                long long max_message_chars, const EventSink& sink = {},
+                                const std::function<bool()>& give_up = {});
+  /// Cancels the answers being written, and those that start from now on, for a server that is
+  /// stopping: their requests end with 503. Thread-safe.
+  void stop_answers();
   /// GET /api/source, by chunk id or by a file of the index and a span. Throws RequestError
   /// 400 (a bad span) or 404 (not a file of the index, or outside its corpus).
   nlohmann::ordered_json source(std::string_view pipeline, std::optional<long long> chunk, const std::string& path,
@@ -150,6 +161,7 @@ class Service {
   std::condition_variable watch_wakeup_;
   bool stopping_ = false;
   std::thread watcher_;
+  std::atomic<bool> answers_stopped_{false};
 };
 
 }  // namespace rag

@@ -89,6 +89,9 @@ class HeldGenerator final : public Generator, Held<Generator> {
   std::string describe() const override {
     return call("describe", [&] { return object_->describe(); });
   }
+  void cancel() override {
+    call("cancel", [&] { object_->cancel(); });
+  }
 };
 
 }  // namespace

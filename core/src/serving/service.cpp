@@ -1,7 +1,10 @@
 #include "rag/service.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "rag/answering.hpp"
 #include "rag/chat_messages.hpp"
@@ -14,6 +17,12 @@
 namespace rag {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
+
+namespace {
+// How often an answer being written asks whether it is still wanted.
+constexpr auto kGiveUpPoll = std::chrono::milliseconds(200);
+constexpr const char* kStopping = "the server is stopping; ask again once it is back";
+}  // namespace
 
 // --- ServedPipeline ----------------------------------------------------------------------------
 
@@ -47,23 +56,32 @@ std::optional<std::string> ServedPipeline::refresh() {
 }
 
 ServedPipeline::GeneratorLease::GeneratorLease(ServedPipeline& owner, std::unique_ptr<Generator> generator)
-    : owner_(owner), generator_(std::move(generator)) {}
+    : owner_(owner), generator_(std::move(generator)) {
+  const std::lock_guard lock(owner_.generators_mutex_);
+  owner_.lent_generators_.push_back(generator_.get());
+}
 
 ServedPipeline::GeneratorLease::~GeneratorLease() {
   const std::lock_guard lock(owner_.generators_mutex_);
+  std::erase(owner_.lent_generators_, generator_.get());
   owner_.idle_generators_.push_back(std::move(generator_));
 }
 
 ServedPipeline::GeneratorLease ServedPipeline::lend_generator() {
+  std::unique_ptr<Generator> generator;
   {
     const std::lock_guard lock(generators_mutex_);
     if (!idle_generators_.empty()) {
-      std::unique_ptr<Generator> generator = std::move(idle_generators_.back());
+      generator = std::move(idle_generators_.back());
       idle_generators_.pop_back();
-      return GeneratorLease(*this, std::move(generator));
     }
   }
-  return GeneratorLease(*this, stages_->make_generator());
+  return GeneratorLease(*this, generator ? std::move(generator) : stages_->make_generator());
+}
+
+void ServedPipeline::cancel_generators() {
+  const std::lock_guard lock(generators_mutex_);
+  for (Generator* generator : lent_generators_) generator->cancel();
 }
 
 // --- Service -----------------------------------------------------------------------------------
@@ -199,8 +217,13 @@ void Service::check_answer(std::string_view name, const std::string& question, l
                                 std::to_string(limits_.max_message_chars) + ", got " + std::to_string(max_message_chars));
 }
 
+void Service::stop_answers() {
+  answers_stopped_ = true;
+  for (const auto& p : pipelines_) p->cancel_generators();
+}
+
 json Service::answer(std::string_view name, const std::string& question, long long k, long long max_message_chars,
-                     const EventSink& sink) {
+                     const EventSink& sink, const std::function<bool()>& give_up) {
   check_answer(name, question, k, max_message_chars);
   ServedPipeline& served = pipeline(name);
   const std::string& q = question;
@@ -225,9 +248,42 @@ json Service::answer(std::string_view name, const std::string& question, long lo
     };
     on_text = [&](std::string_view piece) { sink("delta", {{"text", piece}}); };
   }
-  const AnsweredQuestion answered =
-      answer_question(generation->index, served.stages().translator(), generation->assembler, *generator, q, count,
-                      on_sources, on_text);
+  // A model server may take long before its first word: the generator is cancelled as soon as
+  // the answer is no longer wanted, not at its next piece.
+  struct Watch {
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    std::thread thread;
+    ~Watch() {
+      if (!thread.joinable()) return;
+      {
+        const std::lock_guard lock(mutex);
+        done = true;
+      }
+      finished.notify_one();
+      thread.join();
+    }
+  } watch;
+  if (give_up)
+    watch.thread = std::thread([&] {
+      std::unique_lock lock(watch.mutex);
+      while (!watch.finished.wait_for(lock, kGiveUpPoll, [&] { return watch.done; }))
+        if (give_up()) {
+          (*generator).cancel();
+          return;
+        }
+    });
+  const auto stopped = [&] { return answers_stopped_.load(); };
+  if (stopped()) throw RequestError(503, kStopping);
+  AnsweredQuestion answered;
+  try {
+    answered = answer_question(generation->index, served.stages().translator(), generation->assembler, *generator, q,
+                               count, on_sources, on_text);
+  } catch (const Error&) {
+    if (stopped()) throw RequestError(503, kStopping);
+    throw;
+  }
   metrics_.observe_stage("retrieve", answered.timings.retrieval_ms / 1000);
   metrics_.observe_stage("context", answered.timings.context_ms / 1000);
   metrics_.observe_stage("generate", answered.timings.generation_ms / 1000);

@@ -20,6 +20,8 @@ ChatApiGenerator::ChatApiGenerator(Options& options, std::string api, std::strin
 
 std::string ChatApiGenerator::describe() const { return api_ + " " + model_ + " at " + client_.base_url(); }
 
+void ChatApiGenerator::cancel() { client_.cancel(); }
+
 json ChatApiGenerator::messages_json(const GenerationRequest& request) {
   json messages = json::array();
   for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});

@@ -19,6 +19,7 @@ namespace rag {
 class ChatApiGenerator : public Generator {
  public:
   std::string describe() const override;
+  void cancel() override;
 
  protected:
   /// Reads temperature (0.2), max_tokens (512), stream (false), base_url (`default_url`) and

@@ -22,6 +22,35 @@ struct HttpJsonClient::Connection {
   httplib::Client client;
 };
 
+// The deadline covers the whole exchange: httplib times each read alone, and a server that
+// sends its head a byte at a time would hold the request as long as it liked. The watchdog also
+// ends the exchange on cancel().
+struct HttpJsonClient::Watchdog {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool sent = false;
+  bool cancelled = false;
+  std::thread thread;
+  ~Watchdog() {  // also when send() throws: a thread left joinable would end the process
+    {
+      const std::lock_guard lock(mutex);
+      sent = true;
+    }
+    wake.notify_one();
+    thread.join();
+  }
+};
+
+void HttpJsonClient::cancel() {
+  const std::lock_guard lock(under_way_mutex_);
+  if (under_way_ == nullptr) return;
+  {
+    const std::lock_guard watchdog_lock(under_way_->mutex);
+    under_way_->cancelled = true;
+  }
+  under_way_->wake.notify_one();
+}
+
 HttpJsonClient::HttpJsonClient(const std::string& base_url, double timeout_seconds, const std::string& where)
     : timeout_(timeout_seconds) {
   // scheme://host[:port][/prefix]; no user or password (a key goes in api_key_env, not in a URL
@@ -102,35 +131,39 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
     return true;
   };
 
-  // The deadline covers the whole exchange: httplib times each read alone, and a server that
-  // sends its head a byte at a time would hold the request as long as it liked.
-  struct Watchdog {
-    std::mutex mutex;
-    std::condition_variable finished;
-    bool sent = false;
-    std::thread thread;
-    ~Watchdog() {  // also when send() throws: a thread left joinable would end the process
-      {
-        const std::lock_guard lock(mutex);
-        sent = true;
-      }
-      finished.notify_one();
-      thread.join();
-    }
-  };
   std::optional<httplib::Result> outcome;
+  bool cancelled = false;
   {
     Watchdog watchdog;
     watchdog.thread = std::thread([&] {
       std::unique_lock lock(watchdog.mutex);
-      if (!watchdog.finished.wait_for(lock, std::chrono::duration<double>(timeout_), [&] { return watchdog.sent; })) {
+      if (watchdog.wake.wait_for(lock, std::chrono::duration<double>(timeout_), [&] { return watchdog.sent || watchdog.cancelled; })) {
+        if (watchdog.sent) return;
+      } else {
         deadline_passed = true;
-        connection_->client.stop();  // the read under way returns
       }
+      connection_->client.stop();  // the read under way returns
     });
+    {
+      const std::lock_guard lock(under_way_mutex_);
+      under_way_ = &watchdog;
+    }
+    struct Done {  // also when send() throws
+      HttpJsonClient& client;
+      ~Done() {
+        const std::lock_guard lock(client.under_way_mutex_);
+        client.under_way_ = nullptr;
+      }
+    } done{*this};
     outcome.emplace(connection_->client.send(request));
+    const std::lock_guard lock(watchdog.mutex);
+    cancelled = watchdog.cancelled;
   }
   const httplib::Result& result = *outcome;
+  if (cancelled) {
+    reply.failure = HttpReply::Failure::cancelled;
+    return reply;
+  }
   if (stopped_by_caller) return reply;
   if (too_large) {
     reply.failure = HttpReply::Failure::too_large;

@@ -4,6 +4,7 @@
 // told apart, so that each generator can say what to do about them.
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +20,7 @@ struct HttpReply {
     timed_out,    ///< no complete reply within the timeout
     cut_short,    ///< the connection broke after the reply had started
     too_large,    ///< the reply (or one streamed line) passed HttpJsonClient::kMaxReplyBytes
+    cancelled,    ///< cancel() stopped it
   };
   Failure failure = Failure::none;
   std::string detail;  ///< the transport's own words, for messages
@@ -48,15 +50,22 @@ class HttpJsonClient {
   HttpReply post(const std::string& path, const std::string& json, const Headers& headers,
                  const std::function<bool(std::string_view line)>& on_line = {});
 
+  /// Stops a post() under way on another thread: it returns with Failure::cancelled. Nothing
+  /// when none is under way.
+  void cancel();
+
   const std::string& base_url() const { return base_url_; }
   double timeout_seconds() const { return timeout_; }
 
  private:
   struct Connection;
+  struct Watchdog;
   std::string base_url_;
   std::string prefix_;
   double timeout_;
   std::unique_ptr<Connection> connection_;
+  std::mutex under_way_mutex_;
+  Watchdog* under_way_ = nullptr;  // the post() under way's, for cancel()
 };
 
 }  // namespace rag

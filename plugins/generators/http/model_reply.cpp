@@ -81,6 +81,9 @@ void fail_transport(const ServerHints& server, const HttpReply& reply) {
     case HttpReply::Failure::too_large:
       throw Error(server.name + " sent more than " + std::to_string(HttpJsonClient::kMaxReplyBytes >> 20) +
                   " MiB for one answer; is " + server.name + " a model server?");
+    case HttpReply::Failure::cancelled:
+      throw Error("the answer from " + server.name + " was cancelled (the client went away, the request's time was up or "
+                  "the server is stopping)");
     case HttpReply::Failure::none: break;
   }
   throw Error(server.name + ": unexpected transport state");
