@@ -157,7 +157,8 @@ TEST(Pipeline, OverridesThatDoNotFitSayWhy) {
   EXPECT_THAT(error("corpus.root="), HasSubstr("corpus.root is required"));  // YAML null
   EXPECT_THAT(error("corpus.root=''"), HasSubstr("corpus.root is empty"));
   EXPECT_THAT(error("index=."), HasSubstr("index must be a folder of its own"));
-  EXPECT_THAT(error("index=some/repo"), HasSubstr("not the project or the corpus"));
+  EXPECT_THAT(error("index=some/repo"), HasSubstr("not the project, the corpus"));
+  EXPECT_THAT(error("index=some"), HasSubstr("or a folder that holds the corpus"));
   EXPECT_THAT(error("name=[unclosed"), HasSubstr("the value is not valid YAML"));
   // Once applied, the pipeline is checked as a file is: the message names file, override and key.
   EXPECT_THAT(error("retreiver.plugin=bm25"), AllOf(HasSubstr("p.yaml with --set retreiver.plugin=bm25"),

@@ -213,6 +213,30 @@ TEST_F(Incremental, AKilledUpdateLeavesAWholeGeneration) {
   EXPECT_NE(chunks("updated"), before);
 }
 
+// `rag index` deletes in its folder only what it wrote there: a folder that is not an index is
+// refused before anything is written, and others' files beside an index are left alone.
+TEST_F(Incremental, AnIndexFolderKeepsFilesThatAreNotTheIndexs) {
+  dir_.write("corpus/a.md", "# paged attention\n\nkernel cache\n");
+  dir_.write("photos/seg-holiday/beach.jpg", "jpeg");
+  dir_.write("photos/seg-000001-notes.txt", "notes");
+  const Outcome refused = rag("index --pipeline updated.yaml --set index=photos");
+  EXPECT_NE(refused.status, 0);
+  EXPECT_THAT(refused.err, HasSubstr("holds files that are not a rag index's"));
+  EXPECT_EQ(testing::read_all(dir_ / "photos/seg-holiday/beach.jpg"), "jpeg");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "photos/manifest.json"));
+  EXPECT_THAT(rag("index --pipeline updated.yaml --set index=.").err, HasSubstr("not the project"));
+  EXPECT_THAT(rag("index --pipeline updated.yaml --set index=/").err, HasSubstr("a folder that holds the corpus"));
+
+  ASSERT_EQ(rag("index --pipeline updated.yaml").status, 0);
+  dir_.write("index-updated/seg-holiday/beach.jpg", "jpeg");
+  dir_.write("index-updated/gen-notes.txt", "notes");
+  dir_.write("corpus/b.md", "# scheduler\n\nbatch requests\n");
+  ASSERT_EQ(rag("index --pipeline updated.yaml").status, 0);
+  ASSERT_EQ(rag("index --full --pipeline updated.yaml").status, 0);
+  EXPECT_EQ(testing::read_all(dir_ / "index-updated/seg-holiday/beach.jpg"), "jpeg");
+  EXPECT_EQ(testing::read_all(dir_ / "index-updated/gen-notes.txt"), "notes");
+}
+
 // A file touched (its time moved, its bytes did not) is read once and keeps its chunks: no new
 // segment, and the next update is a no-op; an edit after that is seen.
 TEST_F(Incremental, ATouchedFileKeepsItsChunks) {

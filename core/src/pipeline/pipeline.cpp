@@ -188,8 +188,10 @@ Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const 
   p.translation_where = file + ": translation";
   p.index_dir = resolve(top.string("index", top.required("index")));
   // The index folder is the index's alone: rebuilds delete other generations in it.
-  if (p.index_dir == p.base || p.index_dir == p.corpus_dir)
-    top.fail_key("index", "must be a folder of its own (e.g. index/" + p.name + "), not the project or the corpus");
+  const std::filesystem::path corpus_in_index = p.corpus_dir.lexically_relative(p.index_dir);
+  if (p.index_dir == p.base || (!corpus_in_index.empty() && *corpus_in_index.begin() != ".."))
+    top.fail_key("index", "must be a folder of its own (e.g. index/" + p.name +
+                              "), not the project, the corpus or a folder that holds the corpus");
   if (const YAML::Node n = top.optional("plugin_paths"); n.IsDefined())
     for (const auto& s : top.strings("plugin_paths", n)) p.plugin_paths.push_back(resolve(s));
   top.finish();

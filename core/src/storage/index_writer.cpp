@@ -46,11 +46,38 @@ std::string passed_over(const SegmentStore::File& file) {
   return std::string(file.relative_path) + ": " + std::string(file.note);
 }
 
+// `prefix` followed by digits, groups of them joined by '-' ("seg-000012", "gen-1795718482451-11893").
+bool is_numbered(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;
+  name.remove_prefix(prefix.size());
+  return name.find_first_not_of("0123456789-") == std::string_view::npos && name.front() != '-' && name.back() != '-';
+}
+
+// What `rag index` writes in an index folder, and so may delete there: segments, generations of
+// an older layout (format 3), the lock and manifests of killed runs. Nothing else is touched.
+bool is_segment(std::string_view name) { return is_numbered(name, "seg-"); }
+bool is_old_generation(std::string_view name) { return is_numbered(name, "gen-"); }
+bool is_stale_manifest(std::string_view name) { return name.starts_with(std::string(kManifest) + ".tmp-"); }
+
+// A folder about to become an index that is not one (no manifest) must hold nothing but what a
+// killed first run of `rag index` leaves: its other files are someone else's.
+void check_index_folder(const fs::path& index_dir) {
+  std::error_code ec;
+  if (fs::exists(index_dir / kManifest, ec)) return;
+  for (fs::directory_iterator it(index_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name != ".lock" && !is_segment(name) && !is_stale_manifest(name))
+      throw Error(display_path(index_dir) + " holds files that are not a rag index's (" + name +
+                  "); name a new or empty folder in `index:` of the pipeline");
+  }
+}
+
 // Held while `rag index` writes an index folder: two writers of one folder would each delete the
 // other's segments as leftovers. The kernel drops the lock when the process dies, even by SIGKILL.
 class IndexLock {
  public:
   explicit IndexLock(const fs::path& index_dir) {
+    check_index_folder(index_dir);
     std::error_code ec;
     fs::create_directories(index_dir, ec);
     if (ec) throw Error(display_path(index_dir) + ": cannot create folder (" + ec.message() + "); check `index:` in the pipeline");
@@ -248,9 +275,7 @@ void remove_unused(const Pipeline& pipeline, const json& manifest) {
   std::error_code ec;
   for (fs::directory_iterator it(pipeline.index_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const bool stale_manifest = name.rfind(std::string(kManifest) + ".tmp-", 0) == 0;  // from a killed run
-    const bool old_layout = name.rfind("gen-", 0) == 0;                                 // format 3
-    if (stale_manifest || old_layout || (name.rfind("seg-", 0) == 0 && !segments.count(name))) {
+    if (is_stale_manifest(name) || is_old_generation(name) || (is_segment(name) && !segments.count(name))) {
       std::error_code ignored;
       fs::remove_all(it->path(), ignored);
       continue;
