@@ -217,6 +217,7 @@ int answer_dataset(const cli::Invocation& inv) {
   else questions = load_questions(input);
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
+  cli::check_output_beside("save_directory", output, pipeline);
   const Index index(loaded.stages);
   const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base);
 

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include "rag/error.hpp"
@@ -100,6 +102,11 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
     const auto& [option, path] = outputs[i];
     check_folder_of(path);
     if (std::filesystem::is_directory(path, ec)) throw Error("--" + option + " " + path + ": a folder; give a file name");
+    // Found now, not after the work: the file is written through a temporary file beside it.
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0)
+      throw Error("--" + option + " " + path + ": the folder " + (folder.empty() ? std::string(".") : folder.string()) +
+                  " cannot be written (" + std::strerror(errno) + "); write it elsewhere");
     for (const auto& input : inputs)
       if (std::filesystem::equivalent(path, input, ec))
         throw Error("--" + option + " " + path + " is a file this command reads (" + input.string() +
@@ -109,6 +116,26 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
         throw Error("--" + outputs[j].first + " and --" + option + " name the same file, " + path +
                     ", and one would replace the other: give each its own");
   }
+}
+
+void check_output_beside(const std::string& option, const std::filesystem::path& output, const Pipeline& pipeline) {
+  std::error_code ec;
+  const std::filesystem::path path = std::filesystem::weakly_canonical(std::filesystem::absolute(output, ec), ec);
+  const auto inside = [&](const std::filesystem::path& folder) {
+    const std::filesystem::path relative = path.lexically_relative(std::filesystem::weakly_canonical(folder, ec));
+    return !relative.empty() && *relative.begin() != "..";
+  };
+  const auto fail = [&](const std::string& what) {
+    throw Error("--" + option + " " + output.string() + " is " + what + ", which the output would damage: write it elsewhere");
+  };
+  if (std::filesystem::equivalent(output, pipeline.file, ec)) fail("the pipeline file " + pipeline.file.string());
+  if (inside(pipeline.corpus_dir)) fail("inside the corpus of " + pipeline.label() + " (" + display_path(pipeline.corpus_dir) + ")");
+  // The index folder, and its tuned variants beside it.
+  const std::filesystem::path index = std::filesystem::weakly_canonical(pipeline.index_dir, ec);
+  const std::filesystem::path relative = path.lexically_relative(index.parent_path());
+  if (!relative.empty() && *relative.begin() != ".." &&
+      (*relative.begin() == index.filename() || relative.begin()->string().starts_with(index.filename().string() + "@")))
+    fail("inside the index folder of " + pipeline.label() + " (" + display_path(pipeline.index_dir) + ")");
 }
 
 std::vector<std::pair<std::string, std::string>> outputs_given(const po::variables_map& vm,

@@ -65,11 +65,16 @@ std::size_t read_k(const po::variables_map& vm, std::size_t max);
 std::size_t read_count(const po::variables_map& vm, const std::string& name);
 
 /// Checks, before any work, the files a command will write (`outputs`: option name without
-/// dashes, and path): each in a folder that exists, none a folder itself, none a file the command
-/// reads (`inputs`), which it would replace, and no two the same. Throws rag::Error naming the
-/// option.
+/// dashes, and path): each in a folder that exists and may be written, none a folder itself, none
+/// a file the command reads (`inputs`), which it would replace, and no two the same. Throws
+/// rag::Error naming the option.
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs,
                    const std::vector<std::filesystem::path>& inputs);
+/// Checks an output (a file, or a folder outputs go to) against a pipeline the command reads:
+/// not its file, and not inside its corpus or its index folder (those of its tuned variants,
+/// `<index>@<digest>`, too), where the output would replace or add to what the pipeline reads.
+/// Throws rag::Error naming the option.
+void check_output_beside(const std::string& option, const std::filesystem::path& output, const Pipeline& pipeline);
 /// The outputs of `names` that `vm` holds, as check_outputs takes them.
 std::vector<std::pair<std::string, std::string>> outputs_given(const po::variables_map& vm,
                                                                const std::vector<std::string>& names);

@@ -264,6 +264,7 @@ int compare(const cli::Invocation& inv) {
       if (other.loaded->pipeline.index_dir == p.index_dir && other.loaded->pipeline.content_hash() != p.content_hash())
         throw Error(p.label() + " and " + other.loaded->pipeline.label() + " use the same index folder " +
                     display_path(p.index_dir) + "; give each pipeline its own `index:`");
+    for (const auto& [option, path] : cli::outputs_given(*vm, {"json", "markdown"})) cli::check_output_beside(option, path, p);
     contenders.push_back(std::move(c));
   }
   // Columns say the pipelines' names, unless two share one: then what tells them apart.

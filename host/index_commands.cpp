@@ -182,6 +182,12 @@ int chunks(const cli::Invocation& inv) {
     if (datasets.back().empty()) throw Error(file + ": the dataset has no questions");
   }
   cli::LoadedPipeline loaded(*vm);
+  if (vm->count("export")) {
+    std::vector<std::filesystem::path> inputs(dataset_files.begin(), dataset_files.end());
+    inputs.push_back(loaded.pipeline.file);
+    cli::check_outputs(cli::outputs_given(*vm, {"export"}), inputs);
+    cli::check_output_beside("export", (*vm)["export"].as<std::string>(), loaded.pipeline);
+  }
   const Index index(loaded.stages);
   // Everything that can fail comes before the first line on stdout.
   std::string report;

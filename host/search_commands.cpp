@@ -182,6 +182,7 @@ int search_dataset(const cli::Invocation& inv) {
   const std::vector<Question> questions = load_questions(dataset_path);
   const std::filesystem::path output = cli::output_for(dataset_path, (*vm)["save_directory"].as<std::string>());
   cli::LoadedPipeline loaded(*vm);
+  cli::check_output_beside("save_directory", output, loaded.pipeline);
   const Index index(loaded.stages);
 
   const ResultsFile results = search_questions(index, questions, k);

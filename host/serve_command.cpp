@@ -79,6 +79,7 @@ int serve(const cli::Invocation& inv) {
   for (const auto& spec : vm->count("pipeline") ? (*vm)["pipeline"].as<std::vector<std::string>>() : std::vector<std::string>{""}) {
     const PipelineLocation location = locate_pipeline(spec, std::filesystem::current_path());
     pipelines.push_back(Pipeline::load(location.file, overrides, location.reference));
+    if (vm->count("log")) cli::check_output_beside("log", (*vm)["log"].as<std::string>(), pipelines.back());
   }
 
   // SIGINT and SIGTERM are taken by one thread with sigwait: blocked here, before any thread

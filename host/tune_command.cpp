@@ -142,6 +142,8 @@ int tune(const cli::Invocation& inv) {
     std::vector<std::string> overrides = shared;
     overrides.insert(overrides.end(), config.begin(), config.end());
     loaded.push_back(std::make_unique<cli::LoadedPipeline>(Pipeline::load(location.file, overrides, location.reference)));
+    for (const auto& [option, path] : cli::outputs_given(*vm, {"output", "json"}))
+      cli::check_output_beside(option, path, loaded.back()->pipeline);
   }
   // A grid value equal to the pipeline's own makes the pipeline as written again: tried once.
   for (std::size_t i = configs.size(); i-- > 1;)

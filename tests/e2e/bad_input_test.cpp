@@ -749,6 +749,26 @@ TEST_F(BadOutput, OutputsAreNeverTheInputsNorEachOther) {
                "--json answered.json is a file this command reads");
   fs::create_directories(dir_ / "adir");
   expect_error("tune pipeline.yaml --dataset answered.json --grid retriever.options.k1=0.9 --json adir", "--json adir: a folder");
+  // Nor the index or the corpus a pipeline of the command reads (a helper's probe wrote chunks
+  // over a dataset, a pipeline, an index's manifest and a corpus file).
+  const std::string manifest = testing::read_all(dir_ / "index/manifest.json");
+  const std::string source = testing::read_all(dir_ / "repo/pkg/server.py");
+  expect_error("chunks --pipeline pipeline.yaml --oracle answered.json --export answered.json",
+               "--export answered.json is a file this command reads");
+  expect_error("chunks --pipeline pipeline.yaml --export pipeline.yaml", "--export pipeline.yaml is a file this command reads");
+  expect_error("chunks --pipeline pipeline.yaml --export repo/pkg/server.py", "is inside the corpus of");
+  expect_error("chunks --pipeline pipeline.yaml --export index/manifest.json", "is inside the index folder of");
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset answered.json "
+               "--json index/manifest.json", "is inside the index folder of");
+  fs::create_directories(dir_ / "index@tuned");  // where a tuned variant's index would be
+  expect_error("tune pipeline.yaml --dataset answered.json --grid retriever.options.k1=0.9 --json index@tuned/t.json",
+               "is inside the index folder of");
+  fs::remove(dir_ / "index@tuned");
+  expect_error("search_dataset --dataset_path answered.json --save_directory repo/pkg --pipeline pipeline.yaml",
+               "is inside the corpus of");
+  expect_error("serve --pipeline pipeline.yaml --log pipeline.yaml", "is the pipeline file");
+  EXPECT_EQ(testing::read_all(dir_ / "index/manifest.json"), manifest);
+  EXPECT_EQ(testing::read_all(dir_ / "repo/pkg/server.py"), source);
   EXPECT_EQ(testing::read_all(dir_ / "answered.json"), dataset);
   EXPECT_EQ(testing::read_all(dir_ / "pipeline.yaml"), pipeline);
   EXPECT_FALSE(fs::exists(dir_ / "c.out"));
@@ -766,6 +786,12 @@ TEST_F(BadOutput, SaveDirectoryCannotBeWritten) {
                                       fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
   expect_error("search_dataset --dataset_path one.json --save_directory locked --pipeline pipeline.yaml",
                "locked/one.json: cannot write (Permission denied); choose a folder you can write to", unprivileged());
+  // Said before the work, for the outputs a command writes at its end.
+  dir_.write("answered.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset answered.json "
+               "--json locked/c.json", "--json locked/c.json: the folder locked cannot be written (Permission denied)",
+               unprivileged());
   EXPECT_TRUE(fs::is_empty(dir_ / "locked"));
 }
 
