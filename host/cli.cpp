@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <set>
 
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
@@ -136,6 +137,41 @@ void check_output_beside(const std::string& option, const std::filesystem::path&
   if (!relative.empty() && *relative.begin() != ".." &&
       (*relative.begin() == index.filename() || relative.begin()->string().starts_with(index.filename().string() + "@")))
     fail("inside the index folder of " + pipeline.label() + " (" + display_path(pipeline.index_dir) + ")");
+}
+
+std::size_t warn_unindexed_truths(const std::vector<SourceSpan>& truths, const Index& index, const std::string& whose) {
+  std::set<std::string> missing;
+  for (const SourceSpan& t : truths)
+    if (const auto file = index.file(t.file_path); !file || file->chunk_count == 0) missing.insert(t.file_path);
+  if (missing.empty()) return 0;
+  std::set<std::string_view> indexed;
+  index.for_each([&](std::uint32_t, const ChunkView& c) { indexed.insert(c.file_path); });
+  // The indexed file a truth's path probably means: one that ends with it, or that it ends with.
+  const auto meant = [&](std::string_view truth) -> std::string {
+    for (const std::string_view f : indexed) {
+      const std::string_view longer = f.size() > truth.size() ? f : truth, shorter = f.size() > truth.size() ? truth : f;
+      if (longer.size() > shorter.size() && longer.ends_with(shorter) && longer[longer.size() - shorter.size() - 1] == '/')
+        return "; did you mean " + std::string(f) + "?";
+    }
+    return "";
+  };
+  constexpr std::size_t kNamed = 3;
+  std::size_t named = 0;
+  for (const std::string& file : missing) {
+    if (named++ == kNamed) break;
+    std::cerr << "warning: " << whose << " names " << file << ", which matches no file of the index (files are named as "
+              << "results name them)" << meant(file) << "\n";
+  }
+  if (missing.size() > kNamed)
+    std::cerr << "warning: " << whose << ": " << missing.size() << " ground-truth files in all match no file of the index; "
+              << "recall cannot find them\n";
+  return missing.size();
+}
+
+std::size_t warn_unindexed_truths(const std::vector<Question>& questions, const Index& index, const std::string& whose) {
+  std::vector<SourceSpan> truths;
+  for (const Question& q : questions) truths.insert(truths.end(), q.sources.begin(), q.sources.end());
+  return warn_unindexed_truths(truths, index, whose);
 }
 
 std::vector<std::pair<std::string, std::string>> outputs_given(const po::variables_map& vm,

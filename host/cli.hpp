@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rag/dataset.hpp"
 #include "rag/index.hpp"
 #include "rag/pipeline.hpp"
 #include "rag/plugin_registry.hpp"
@@ -75,6 +76,13 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 /// `<index>@<digest>`, too), where the output would replace or add to what the pipeline reads.
 /// Throws rag::Error naming the option.
 void check_output_beside(const std::string& option, const std::filesystem::path& output, const Pipeline& pipeline);
+/// Warns, on stderr, about the ground-truth files of `truths` that no chunk of `index` comes
+/// from (recall cannot find them: a dataset whose paths lack the corpus's prefix scores 0 on
+/// everything), naming the first few and the indexed file each probably means. `whose` says
+/// where they come from ("--truth", "answered.json"). Returns how many files were not found.
+std::size_t warn_unindexed_truths(const std::vector<SourceSpan>& truths, const Index& index, const std::string& whose);
+/// The same for every source of `questions`.
+std::size_t warn_unindexed_truths(const std::vector<Question>& questions, const Index& index, const std::string& whose);
 /// The outputs of `names` that `vm` holds, as check_outputs takes them.
 std::vector<std::pair<std::string, std::string>> outputs_given(const po::variables_map& vm,
                                                                const std::vector<std::string>& names);

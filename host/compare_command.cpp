@@ -281,6 +281,7 @@ int compare(const cli::Invocation& inv) {
     std::cerr << c.letter << ": " << c.label << " (" << p.label() << ")\n";
   }
   for (auto& c : contenders) prepare(c);
+  for (const auto& [file, questions] : datasets) cli::warn_unindexed_truths(questions, *contenders.front().index, file);
 
   json out = {{"k", k}, {"pipelines", json::array()}, {"datasets", json::array()}};
   for (const auto& c : contenders)

@@ -191,7 +191,10 @@ int chunks(const cli::Invocation& inv) {
   const Index index(loaded.stages);
   // Everything that can fail comes before the first line on stdout.
   std::string report;
-  for (std::size_t i = 0; i < datasets.size(); ++i) report += reach_report(index, dataset_files[i], datasets[i], show);
+  for (std::size_t i = 0; i < datasets.size(); ++i) {
+    cli::warn_unindexed_truths(datasets[i], index, dataset_files[i]);
+    report += reach_report(index, dataset_files[i], datasets[i], show);
+  }
   if (vm->count("export")) export_chunks(index, (*vm)["export"].as<std::string>());
   std::cout << report;
   return 0;

@@ -50,21 +50,6 @@ SourceSpan parse_truth(const std::string& text) {
 
 // A --truth file that no chunk comes from scores 0 whatever the ranking: say so, and which
 // indexed file it may mean.
-void check_truth_files(const std::vector<SourceSpan>& truths, const Index& index) {
-  for (const SourceSpan& t : truths) {
-    if (const auto file = index.file(t.file_path); file && file->chunk_count > 0) continue;
-    std::set<std::string_view> files;
-    index.for_each([&](std::uint32_t, const ChunkView& c) { files.insert(c.file_path); });
-    std::string hint;
-    for (const std::string_view f : files)
-      if (f.size() > t.file_path.size() && f.substr(f.size() - t.file_path.size()) == t.file_path &&
-          f[f.size() - t.file_path.size() - 1] == '/')
-        hint = "; did you mean " + std::string(f) + "?";
-    std::cerr << "warning: --truth names " << t.file_path << ", which matches no file of the index (files are named "
-              << "as results name them)" << hint << "\n";
-  }
-}
-
 // One query's results, as JSON, with recall@5 against the --truth spans when there are some.
 json results_json(const Index& index, const std::string& query, const std::vector<Hit>& hits, double elapsed_ms,
                   const std::vector<std::string>& warnings, const std::vector<SourceSpan>& truths, std::size_t k) {
@@ -128,7 +113,7 @@ int search(const cli::Invocation& inv) {
 
   cli::LoadedPipeline loaded(*vm);
   const Index index(loaded.stages);
-  check_truth_files(truths, index);
+  cli::warn_unindexed_truths(truths, index, "--truth");
   if (k > index.chunk_count() && !(*vm)["k"].defaulted())  // the default of 10 asks for nothing
     std::cerr << "warning: --k " << k << " is more than the " << index.chunk_count()
               << " chunks of the index; returning at most those\n";

@@ -167,6 +167,8 @@ int tune(const cli::Invocation& inv) {
     std::cerr << "configuration " << c + 1 << " of " << configs.size() << ": " << describe(configs[c]) << std::endl;
     build_index(loaded[c]->stages);
     const Index index(loaded[c]->stages);
+    if (c == 0)
+      for (std::size_t d = 0; d < datasets.size(); ++d) cli::warn_unindexed_truths(datasets[d], index, dataset_files[d]);
     data.score.emplace_back();
     for (const auto& questions : datasets) {
       const Evaluation e = evaluate(questions, search_questions(index, questions, k));

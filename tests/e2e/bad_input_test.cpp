@@ -507,6 +507,20 @@ TEST_F(BadSearch, TruthSpansAreChecked) {
                                    "warning: --truth names pkg/server.py, which matches no file of the index");
   EXPECT_THAT(r.err, HasSubstr("did you mean repo/pkg/server.py?"));
   EXPECT_EQ(json::parse(r.out)["metrics"]["recall@5"], 0.0);
+  // So are a dataset's, where recall is measured over many questions: compare, tune, chunks --oracle.
+  dir_.write("unprefixed.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+      "sources": [{"file_path": "pkg/server.py", "first_character_index": 0, "last_character_index": 50}]},
+      {"question_id": "b", "question": "notes", "sources": [{"file_path": "notes.txt", "first_character_index": 0,
+      "last_character_index": 10}]}]})");
+  for (const std::string command :
+       {"compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset unprefixed.json",
+        "tune pipeline.yaml --dataset unprefixed.json --folds 2 --grid retriever.options.k1=0.9",
+        "chunks --pipeline pipeline.yaml --oracle unprefixed.json"}) {
+    const Outcome run = rag(command);
+    EXPECT_THAT(run.err, HasSubstr("warning: unprefixed.json names pkg/server.py, which matches no file of the index"))
+        << command;
+    EXPECT_THAT(run.err, HasSubstr("did you mean repo/pkg/server.py?")) << command;
+  }
 }
 
 TEST_F(BadSearch, FewerSourcesThanAskedIsANote) {
