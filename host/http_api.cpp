@@ -259,7 +259,11 @@ HttpApi::HttpApi(httplib::Server& server, Service& service, Metrics& metrics, Re
     } else if (response.status == 413) {
       send_error(response, 413, "the body is larger than the limit of " + std::to_string(max_body) + " bytes");
     } else {
-      send_error(response, response.status, response.status == 414 ? "the address is too long" : "a malformed request");
+      send_error(response, response.status,
+                 response.status == 414 ? "the address is longer than " + std::to_string(CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) +
+                                              " characters (a query of non-ASCII text takes three per byte, "
+                                              "percent-encoded): shorten the query, or ask it with POST /api/answer"
+                                        : std::string("a malformed request"));
     }
     return httplib::Server::HandlerResponse::Handled;
   };
@@ -362,14 +366,16 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
 }
 
 void HttpApi::after(const httplib::Request& request, const httplib::Response& response) {
-  const double seconds = std::chrono::duration<double>(Clock::now() - t_request.start).count();
+  // A request httplib refused before any handler (414, a malformed request line) never started.
+  std::optional<double> seconds;
+  if (t_request.start != Clock::time_point{}) seconds = std::chrono::duration<double>(Clock::now() - t_request.start).count();
   if (t_request.counted) metrics_.add_in_flight(-1);
   bool known = is_page(request.path);
   for (const auto& [path, method] : routes()) known = known || path == request.path;
   const std::string route = known ? request.path : "other";
   metrics_.count_request(route, response.status, seconds);
   json line = {{"time", utc_now()}, {"id", t_request.id}, {"method", request.method}, {"route", route},
-               {"status", response.status}, {"ms", seconds * 1000}};
+               {"status", response.status}, {"ms", seconds ? json(*seconds * 1000) : json(nullptr)}};
   line.update(t_request.fields);
   log_.write(json_text(line));
   t_request = {};

@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> texts(const std::vector<ChatMessagePart>& parts) {
   std::vector<std::string> out;
@@ -95,6 +96,7 @@ TEST(Metrics, PrometheusTextHasCountersHistogramsAndGauges) {
   m.count_request("/api/search", 200, 0.0004);
   m.count_request("/api/search", 200, 0.02);
   m.count_request("/api/search", 400, 0.0001);
+  m.count_request("other", 414, std::nullopt);  // refused before it was handled: counted, not timed
   m.observe_stage("retrieve", 0.0003);
   m.count_switch("default");
   m.add_in_flight(2);
@@ -107,6 +109,8 @@ TEST(Metrics, PrometheusTextHasCountersHistogramsAndGauges) {
   EXPECT_THAT(text, HasSubstr("rag_request_seconds_bucket{route=\"/api/search\",le=\"+Inf\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("rag_request_seconds_count{route=\"/api/search\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("rag_stage_seconds_count{stage=\"retrieve\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("rag_requests_total{route=\"other\",status=\"414\"} 1\n"));
+  EXPECT_THAT(text, Not(HasSubstr("rag_request_seconds_count{route=\"other\"}")));
   EXPECT_THAT(text, HasSubstr("rag_requests_in_flight 1\n"));
   EXPECT_THAT(text, HasSubstr("rag_index_generation_switches_total{pipeline=\"default\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE rag_request_seconds histogram\n"));

@@ -221,6 +221,11 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   expect(c.Get("/api/search?q=port&k=0"), 400, "k must be between 1 and 100");
   expect(c.Get("/api/search?q=port&k=ten"), 400, "k must be a whole number");
   expect(c.Get("/api/search?q=" + std::string(5000, 'a')), 400, "the limit is 4096");
+  // An address past httplib's limit is refused before any handler: said, counted, not timed.
+  expect(c.Get("/api/search?q=" + std::string(9000, 'a')), 414, "ask it with POST /api/answer");
+  const std::string metrics = c.Get("/metrics")->body;
+  EXPECT_THAT(metrics, HasSubstr("rag_requests_total{route=\"other\",status=\"414\"} 1"));
+  EXPECT_THAT(metrics, Not(HasSubstr("rag_request_seconds_count{route=\"other\"}"))) << "timed from the clock's epoch";
   expect(c.Get("/api/search?q=port&pipeline=nope"), 404, "no pipeline named 'nope'");
   // What is wrong with the JSON, and where.
   expect(c.Post("/api/answer", "{not json", "application/json"), 400, "the body is not valid JSON (parse error at line 1, column 3");

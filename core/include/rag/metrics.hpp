@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,8 +15,10 @@ namespace rag {
 
 class Metrics {
  public:
-  /// A request finished: its route ("/api/search"), HTTP status and duration.
-  void count_request(std::string_view route, int status, double seconds);
+  /// A request finished: its route ("/api/search"), HTTP status and duration; none for one the
+  /// HTTP layer refused before it was handled (a malformed request line, an address too long),
+  /// which is counted but not timed.
+  void count_request(std::string_view route, int status, std::optional<double> seconds);
   /// A stage of answering ("retrieve", "context", "generate") took `seconds`.
   void observe_stage(std::string_view stage, double seconds);
   /// A served pipeline moved to a new index generation.

@@ -29,10 +29,10 @@ void Metrics::Histogram::observe(double seconds) {
   sum += seconds;
 }
 
-void Metrics::count_request(std::string_view route, int status, double seconds) {
+void Metrics::count_request(std::string_view route, int status, std::optional<double> seconds) {
   const std::lock_guard lock(mutex_);
   ++requests_[{std::string(route), status}];
-  request_seconds_[std::string(route)].observe(seconds);
+  if (seconds) request_seconds_[std::string(route)].observe(*seconds);
 }
 
 void Metrics::observe_stage(std::string_view stage, double seconds) {
