@@ -71,6 +71,12 @@ int check(const cli::Invocation& inv) {
   const cli::LoadedPipeline loaded(*vm);
   const Pipeline& p = loaded.pipeline;
   const IndexState state = inspect_index(p, /*verify=*/true);  // every index file read whole: damage is found
+  // Exit 1 for what `rag index` would stop at: a corpus that is not a folder, a damaged index.
+  std::error_code ec;
+  const std::string corpus_problem = std::filesystem::is_directory(p.corpus_dir, ec) ? ""
+                                     : std::filesystem::exists(p.corpus_dir, ec)      ? "is a file, not a folder"
+                                                                                      : "does not exist";
+  const int status = corpus_problem.empty() ? damaged_status(state) : 1;
 
   if (format == cli::Format::json) {
     json stages = json::array();
@@ -91,19 +97,19 @@ int check(const cli::Invocation& inv) {
     const json out = {{"pipeline", {{"name", p.name}, {"description", p.description}, {"file", p.file.string()},
                                     {"base", p.base.string()}, {"overrides", p.overrides}}},
                       {"corpus", {{"root", p.corpus_root}, {"folder", p.corpus_dir.string()},
-                                  {"exists", std::filesystem::is_directory(p.corpus_dir)}, {"include", p.include},
+                                  {"exists", corpus_problem.empty()}, {"include", p.include},
                                   {"exclude", p.exclude}, {"max_file_size", p.max_file_bytes}}},
                       {"stages", std::move(stages)},
                       {"index", std::move(index)}};
     cli::print(json_text(out, 2));  // the corpus's file names, which need not be UTF-8
-    return damaged_status(state);
+    return status;
   }
 
   std::cout << "pipeline " << p.name << (p.description.empty() ? "" : ": " + p.description) << "\n"
             << "  file         " << p.label() << "\n"
             << "  base         " << p.base.string() << " (relative paths of the pipeline start there)\n"
             << "  corpus       " << p.corpus_root << " (" << p.corpus_dir.string()
-            << (std::filesystem::is_directory(p.corpus_dir) ? ")" : ", which does not exist)") << "\n"
+            << (corpus_problem.empty() ? ")" : ", which " + corpus_problem + "; set corpus.root to the repository's folder)") << "\n"
             << "               include " << flow(YAML::Node(p.include)) << ", exclude " << flow(YAML::Node(p.exclude))
             << ", max_file_size " << p.max_file_bytes << "\n";
   for (const auto& s : loaded.stages.report()) {
@@ -125,7 +131,7 @@ int check(const cli::Invocation& inv) {
               << " --full` rebuilds it)\n";
   else
     std::cout << ": " << state.why << " (`" << p.command("index") << "` brings it up to date)\n";
-  return damaged_status(state);
+  return status;
 }
 
 }  // namespace rag::commands

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <condition_variable>
+#include <cstdlib>
 #include <ctime>
 #include <deque>
 #include <iostream>
@@ -26,6 +27,37 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kFormType = "application/x-www-form-urlencoded";
 constexpr const char* kTooLate = "the answer took longer than the server's request timeout (--request-timeout)";
+
+// Whether an Accept header takes text/event-stream: one of its media ranges names it (in any case)
+// with a weight above 0 ("text/event-stream;q=0" refuses it).
+bool accepts_event_stream(std::string_view accept) {
+  const auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  const auto lower = [](std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+  };
+  for (std::size_t begin = 0; begin <= accept.size();) {
+    const std::size_t end = std::min(accept.find(',', begin), accept.size());
+    const std::string_view range = accept.substr(begin, end - begin);
+    begin = end + 1;
+    const std::size_t semicolon = std::min(range.find(';'), range.size());
+    if (lower(trim(range.substr(0, semicolon))) != "text/event-stream") continue;
+    double weight = 1;
+    for (std::size_t p = semicolon; p < range.size();) {
+      const std::size_t next = std::min(range.find(';', p + 1), range.size());
+      const std::string parameter = lower(trim(range.substr(p + 1, next - p - 1)));
+      if (parameter.starts_with("q=")) weight = std::strtod(parameter.c_str() + 2, nullptr);
+      p = next;
+    }
+    if (weight > 0) return true;
+  }
+  return false;
+}
 
 // Set on the thread that answers a connection the queue had no room for: every request on it
 // gets 503 at once, so that a flood is refused quickly instead of piling up unboundedly.
@@ -440,7 +472,7 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
 
   const auto deadline = Clock::now() + limits_.request_timeout;
   const auto late = [deadline] { return Clock::now() > deadline; };
-  if (request.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
+  if (!accepts_event_stream(request.get_header_value("Accept"))) {
     json answer;
     try {
       answer = service_.answer(pipeline, question, k, max_message_chars, {}, late);

@@ -165,7 +165,9 @@ int tune(const cli::Invocation& inv) {
   // Every configuration on every question: its index (built or brought up to date), its recall.
   for (std::size_t c = 0; c < configs.size(); ++c) {
     std::cerr << "configuration " << c + 1 << " of " << configs.size() << ": " << describe(configs[c]) << std::endl;
-    build_index(loaded[c]->stages);
+    // Built or brought up to date only when it is not current: a project that cannot be written
+    // can still be tuned on indexes already there.
+    if (inspect_index(loaded[c]->pipeline).kind != IndexState::Kind::current) build_index(loaded[c]->stages);
     const Index index(loaded[c]->stages);
     if (c == 0)
       for (std::size_t d = 0; d < datasets.size(); ++d) cli::warn_unindexed_truths(datasets[d], index, dataset_files[d]);

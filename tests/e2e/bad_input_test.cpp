@@ -809,6 +809,19 @@ TEST_F(BadOutput, SaveDirectoryCannotBeWritten) {
   EXPECT_TRUE(fs::is_empty(dir_ / "locked"));
 }
 
+// Indexes that are current are read, not written: a project the user cannot write can be tuned on
+// them (as compare does).
+TEST_F(BadOutput, TuneReadsCurrentIndexesWithoutWritingThem) {
+  dir_.write("answered.json", R"({"rag_questions": [
+      {"question_id": "a", "question": "port", "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]},
+      {"question_id": "b", "question": "notes", "sources": [{"file_path": "repo/notes.txt", "first_character_index": 0, "last_character_index": 10}]}]})");
+  const std::string tune = "tune pipeline.yaml --dataset answered.json --folds 2 --grid retriever.options.k1=0.9";
+  ASSERT_EQ(rag(tune).status, 0);  // builds the k1=0.9 index
+  const Outcome again = rag(tune, unprivileged());
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr("k1"));
+}
+
 TEST_F(BadOutput, DiskFullWhileSavingResults) {
   // `ulimit -f 1`: no file may grow past 1 KiB, as when the disk fills up.
   dir_.write("many.json", [] {

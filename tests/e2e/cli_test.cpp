@@ -183,6 +183,14 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   old["format"] = 0;
   dir_.write("index/manifest.json", old.dump());
   expect_error("search hello --pipeline pipeline.yaml", "has format 0");
+  // A corpus that is not a folder is what `rag index` would stop at: said as it is, exit 1.
+  dir_.write("a-file.txt", "x");
+  const Outcome file_corpus = rag("check --pipeline pipeline.yaml --set corpus.root=a-file.txt --format text");
+  EXPECT_EQ(file_corpus.status, 1);
+  EXPECT_THAT(file_corpus.out, HasSubstr("a-file.txt, which is a file, not a folder; set corpus.root"));
+  const Outcome missing_corpus = rag("check --pipeline pipeline.yaml --set corpus.root=nowhere --format json");
+  EXPECT_EQ(missing_corpus.status, 1);
+  EXPECT_EQ(json::parse(missing_corpus.out)["corpus"]["exists"], false);
 }
 
 // Segment folders in the index: one after a build, one more per update, one again after --full;

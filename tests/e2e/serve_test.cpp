@@ -221,6 +221,16 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   expect(c.Get("/api/search?q=port&k=0"), 400, "k must be between 1 and 100");
   expect(c.Get("/api/search?q=port&k=ten"), 400, "k must be a whole number");
   expect(c.Get("/api/search?q=" + std::string(5000, 'a')), 400, "the limit is 4096");
+  // Media types are read as HTTP reads them: in any case, and with their weights.
+  for (const auto& [accept, type] : std::vector<std::pair<std::string, std::string>>{
+           {"TEXT/Event-Stream", "text/event-stream"},
+           {"application/json, text/event-stream;q=0.5", "text/event-stream"},
+           {"text/event-stream;q=0", "application/json"},
+           {"application/json;q=0.9, text/event-stream ; q=0.0", "application/json"}}) {
+    const auto r = c.Post("/api/answer", {{"Accept", accept}}, R"({"question": "port", "k": 1})", "application/json");
+    ASSERT_TRUE(r) << accept;
+    EXPECT_THAT(r->get_header_value("Content-Type"), ::testing::StartsWith(type)) << accept;
+  }
   // An address past httplib's limit is refused before any handler: said, counted, not timed.
   expect(c.Get("/api/search?q=" + std::string(9000, 'a')), 414, "ask it with POST /api/answer");
   const std::string metrics = c.Get("/metrics")->body;
