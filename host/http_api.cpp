@@ -444,7 +444,8 @@ void HttpApi::route(httplib::Server& server) {
     const std::string pipeline = request.get_param_value("pipeline");
     t_request.fields["pipeline"] = service_.pipeline(pipeline).pipeline().name;
     send_json(response, 200,
-              service_.source(pipeline, integer_param(request, "chunk"), request.get_param_value("path"),
+              service_.source(pipeline, integer_param(request, "chunk"), request.get_param_value("generation"),
+                              request.get_param_value("path"),
                               integer_param(request, "first"), integer_param(request, "last"),
                               integer_param(request, "context").value_or(3)));
   });

@@ -519,6 +519,32 @@ TEST_F(ServeTest, TooManyRequestsAtOnceGet503) {
 }
 
 // `rag index` under load: the server moves to each new generation without a failed request.
+// A chunk id is one of the generation that gave it: after an update, asked with that generation,
+// the server says the ids moved rather than serve whatever chunk now has the id.
+TEST_F(ServeTest, AChunkIdOfAnOlderGenerationIsRefused) {
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  auto c = client(server);
+  const json found = json::parse(c.Get("/api/search?q=port&k=1")->body);
+  const std::string generation = found["generation"];
+  const long long id = found["retrieved_chunks"][0]["chunk_id"];
+  const std::string file = found["retrieved_chunks"][0]["file_path"];
+  const std::string asked = "/api/source?chunk=" + std::to_string(id) + "&generation=" + generation;
+  EXPECT_EQ(c.Get(asked)->status, 200);
+  // The chunk's file changes: its chunks are removed, new ones added.
+  const std::string relative = file.substr(file.find('/') + 1);
+  dir_.write("repo/" + relative, testing::read_all(dir_ / "repo" / relative) + "\n# A new part about the port\n");
+  ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (json::parse(c.Get("/api/search?q=port&k=1")->body)["generation"] == generation &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto moved = c.Get(asked);
+  EXPECT_EQ(moved->status, 409);
+  EXPECT_THAT(json::parse(moved->body)["error"].get<std::string>(), HasSubstr("search again"));
+  // Without a generation, the id is read in the index as it is now.
+  EXPECT_EQ(c.Get("/api/source?chunk=" + std::to_string(id))->status, 200);
+}
+
 TEST_F(ServeTest, RebuildsUnderConcurrentClientsFailNoRequest) {
   ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
   std::atomic<bool> stop{false};

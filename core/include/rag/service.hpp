@@ -143,10 +143,13 @@ class Service {
   /// Cancels the answers being written, and those that start from now on, for a server that is
   /// stopping: their requests end with 503. Thread-safe.
   void stop_answers();
-  /// GET /api/source, by chunk id or by a file of the index and a span. Throws RequestError
-  /// 400 (a bad span) or 404 (not a file of the index, or outside its corpus).
-  nlohmann::ordered_json source(std::string_view pipeline, std::optional<long long> chunk, const std::string& path,
-                                std::optional<long long> first, std::optional<long long> last, long long context);
+  /// GET /api/source, by chunk id or by a file of the index and a span. A chunk id is one of the
+  /// generation a search gave it (`generation`, when given): throws RequestError 409 when the
+  /// index has moved to another since, 404 when the chunk was removed by an update. Throws 400
+  /// (a bad span) or 404 (not a file of the index, or outside its corpus).
+  nlohmann::ordered_json source(std::string_view pipeline, std::optional<long long> chunk, const std::string& generation,
+                                const std::string& path, std::optional<long long> first, std::optional<long long> last,
+                                long long context);
 
  private:
   void watch(std::chrono::milliseconds poll);

@@ -300,8 +300,9 @@ json Service::answer(std::string_view name, const std::string& question, long lo
   return out;
 }
 
-json Service::source(std::string_view name, std::optional<long long> chunk, const std::string& path,
-                     std::optional<long long> first, std::optional<long long> last, long long context) {
+json Service::source(std::string_view name, std::optional<long long> chunk, const std::string& generation_id,
+                     const std::string& path, std::optional<long long> first, std::optional<long long> last,
+                     long long context) {
   ServedPipeline& served = pipeline(name);
   const auto generation = served.current();
   const Index& index = generation->index;
@@ -310,9 +311,16 @@ json Service::source(std::string_view name, std::optional<long long> chunk, cons
   std::string file_path;
   std::size_t first_char = 0, last_char = 0;
   if (chunk) {
-    if (*chunk < 0 || *chunk >= index.id_limit() || !index.is_live(static_cast<std::uint32_t>(*chunk)))
+    // Ids are those of one generation: an update renumbers them.
+    if (!generation_id.empty() && generation_id != index.generation())
+      throw RequestError(409, "chunk ids of generation " + generation_id + " no longer hold: the index is now at " +
+                                  index.generation() + "; search again, or ask by path, first and last");
+    if (*chunk < 0 || *chunk >= index.id_limit())
       throw RequestError(404, "no chunk " + std::to_string(*chunk) + " in this index (its ids are below " +
                                   std::to_string(index.id_limit()) + ")");
+    if (!index.is_live(static_cast<std::uint32_t>(*chunk)))
+      throw RequestError(404, "chunk " + std::to_string(*chunk) + " was removed by an update of the index (its file "
+                              "changed or went away); search again");
     const ChunkView c = index.chunk(static_cast<std::uint32_t>(*chunk));
     file_path = c.file_path;
     first_char = c.first_char;
