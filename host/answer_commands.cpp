@@ -233,7 +233,7 @@ int answer_dataset(const cli::Invocation& inv) {
     searched.k = k;
     for (const auto& q : questions) {
       const auto start = Clock::now();
-      queries.push_back(read_in_english(loaded.stages.translator(), index, q.text));
+      queries.push_back(read_question(loaded.stages.translator(), index, q.text));
       hits.push_back(index.search(queries.back(), k));
       const double search_ms = milliseconds_since(start);  // as search_questions() times it
       searched.results.push_back({q.id, q.text, to_sources(index, hits.back()), search_ms});
@@ -267,7 +267,7 @@ int answer_dataset(const cli::Invocation& inv) {
           throw Error(input.string() + ": search result " + std::to_string(i + 1) + " (" + result.question_id + "): " +
                       e.what());
         }
-        request.query = read_in_english(loaded.stages.translator(), index, request.question);
+        request.query = read_question(loaded.stages.translator(), index, request.question);
         defined = sources_define(request.query, request.evidence);
       } else {
         PreparedQuestion prepared = prepare_question(index, assembler, questions[i].text, queries[i], std::move(hits[i]));

@@ -122,12 +122,16 @@ int search(const cli::Invocation& inv) {
   const auto run_query = [&](const std::string& text) {
     const auto start = Clock::now();
     std::vector<std::string> warnings;
-    const std::string read_as = read_in_english(loaded.stages.translator(), index, text);
+    std::vector<Respelling> respelt;
+    const std::string read_as = read_question(loaded.stages.translator(), index, text, &respelt);
     const std::vector<Hit> hits = index.search(read_as, k, &warnings);
     const double elapsed = milliseconds_since(start);
     for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
     json result = results_json(index, text, hits, elapsed, warnings, truths, k);
-    if (read_as != text) {
+    if (!respelt.empty()) {
+      result["respelt"] = respelt_json(respelt);
+      if (format == cli::Format::text) std::cerr << "note: " << respelt_note(respelt) << "\n";
+    } else if (read_as != text) {
       result["translated_query"] = read_as;
       if (format == cli::Format::text) std::cerr << "note: read in English as: " << read_as << "\n";
     }

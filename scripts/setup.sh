@@ -23,7 +23,8 @@ packages=(build-essential cmake ninja-build pkg-config git openssl ca-certificat
   chromium  # the page's browser test
   # bilingual dictionaries for questions in other languages (configs/default.yaml: translation)
   dict-freedict-fra-eng dict-freedict-eng-fra dict-freedict-deu-eng dict-freedict-spa-eng dict-freedict-eng-spa
-  dict-freedict-eng-rus mueller7-dict)
+  dict-freedict-eng-rus mueller7-dict
+  wamerican)  # English words, so that a typo the corpus lacks is told from a word it lacks (core/include/rag/spelling.hpp)
 source scripts/debian.sh
 command -v npm >/dev/null || packages+=(npm)  # keep a Node.js the machine already has
 ensure_debian_packages "${packages[@]}"

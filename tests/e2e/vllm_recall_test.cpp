@@ -141,5 +141,18 @@ TEST_F(VllmRecall, SearchReadsOtherLanguagesInEnglish) {
   EXPECT_FALSE(nlohmann::json::parse(testing::read_all(out)).contains("translated_query"));  // English as it is
 }
 
+// A misspelt word the corpus lacks is read as the corpus spells it, and said so; an English word
+// the corpus lacks is not (Debian's wamerican tells them apart).
+TEST_F(VllmRecall, SearchReadsMisspeltWordsAsTheCorpusSpellsThem) {
+  const auto out = *scratch_ / "search.json";
+  ASSERT_EQ(run("search 'speculaitve decoding' -k 5 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+  const nlohmann::json results = nlohmann::json::parse(testing::read_all(out));
+  EXPECT_EQ(results["respelt"], nlohmann::json::parse(R"([{"written": "speculaitve", "read_as": "speculative"}])"));
+  ASSERT_FALSE(results["retrieved_chunks"].empty());
+  EXPECT_EQ(results["retrieved_chunks"][0]["file_path"], "data/raw/vllm-0.10.1/docs/features/spec_decode.md");
+  ASSERT_EQ(run("search 'How do I bake sourdough bread?' -k 5 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+  EXPECT_FALSE(nlohmann::json::parse(testing::read_all(out)).contains("respelt"));
+}
+
 }  // namespace
 }  // namespace rag

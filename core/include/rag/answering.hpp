@@ -10,6 +10,7 @@
 #include "rag/context.hpp"
 #include "rag/generator.hpp"
 #include "rag/index.hpp"
+#include "rag/spelling.hpp"
 #include "rag/support.hpp"
 #include "rag/translation.hpp"
 
@@ -51,9 +52,12 @@ WrittenAnswer write_answer(const GenerationRequest& request, Generator& generato
                            const ContextConfig& config, bool defined = false);
 
 /// `question` as retrieval reads it: in English, by `translator`, choosing among a word's
-/// translations those `index` holds most (rag/translation.hpp); the question itself when it is
-/// English or the pipeline translates nothing.
-std::string read_in_english(const QueryTranslator& translator, const Index& index, std::string_view question);
+/// translations those `index` holds most (rag/translation.hpp), when it is in another language
+/// and the pipeline translates; when it is English, with the words no chunk holds read as the
+/// corpus spells them (rag/spelling.hpp: "quantizaton" as quantization), each listed in
+/// `respelt` when given; else the question itself.
+std::string read_question(const QueryTranslator& translator, const Index& index, std::string_view question,
+                          std::vector<Respelling>* respelt = nullptr);
 
 /// A question made ready for the generator: its request, and whether its sources define what it
 /// asks (write_answer's `defined`).
@@ -62,7 +66,7 @@ struct PreparedQuestion {
   bool defined = false;
 };
 /// `question`'s request from `hits`, what retrieval found for `query` (the question as
-/// read_in_english reads it): the definitions it asks about looked up and put first
+/// read_question reads it): the definitions it asks about looked up and put first
 /// (rag/definitions.hpp), then the sources assembled.
 PreparedQuestion prepare_question(const Index& index, const ContextAssembler& assembler, const std::string& question,
                                   const std::string& query, std::vector<Hit> hits);

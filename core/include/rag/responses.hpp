@@ -17,6 +17,12 @@ namespace rag {
 nlohmann::ordered_json search_response(const Index& index, const std::string& query, const std::vector<Hit>& hits,
                                        double search_ms, const std::vector<std::string>& warnings = {});
 
+/// The words of a query read in another spelling (read_question): [{written, read_as}], the
+/// `respelt` of search responses.
+nlohmann::ordered_json respelt_json(const std::vector<Respelling>& respelt);
+/// The same for people: "read quantizaton as quantization, tokenzier as tokenizer".
+std::string respelt_note(const std::vector<Respelling>& respelt);
+
 /// One source of an answer: {number, file_path, first_character_index, last_character_index,
 /// first_line, last_line, text, score, file_type, section?}.
 nlohmann::ordered_json evidence_json(const Evidence& evidence);

@@ -30,8 +30,11 @@ WrittenAnswer write_answer(const GenerationRequest& request, Generator& generato
   return out;
 }
 
-std::string read_in_english(const QueryTranslator& translator, const Index& index, std::string_view question) {
-  return translator.translate(question, [&](std::string_view word) { return chunks_holding(index, word); });
+std::string read_question(const QueryTranslator& translator, const Index& index, std::string_view question,
+                          std::vector<Respelling>* respelt) {
+  const auto holding = [&](std::string_view word) { return chunks_holding(index, word); };
+  if (detect_language(question) == "en") return rag::respelt(question, holding, respelt);
+  return translator.translate(question, holding);
 }
 
 PreparedQuestion prepare_question(const Index& index, const ContextAssembler& assembler, const std::string& question,
@@ -50,7 +53,7 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
                                  std::function<void(std::string_view)> on_text) {
   AnsweredQuestion out;
   const auto start = std::chrono::steady_clock::now();
-  const std::string query = read_in_english(translator, index, question);
+  const std::string query = read_question(translator, index, question);
   std::vector<Hit> hits = index.search(query, k);
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();

@@ -5,6 +5,19 @@
 namespace rag {
 using json = nlohmann::ordered_json;
 
+json respelt_json(const std::vector<Respelling>& respelt) {
+  json out = json::array();
+  for (const Respelling& r : respelt) out.push_back({{"written", r.written}, {"read_as", r.read_as}});
+  return out;
+}
+
+std::string respelt_note(const std::vector<Respelling>& respelt) {
+  std::string out = "read";
+  for (std::size_t i = 0; i < respelt.size(); ++i)
+    out.append(i == 0 ? " " : ", ").append(respelt[i].written).append(" as ").append(respelt[i].read_as);
+  return out;
+}
+
 json search_response(const Index& index, const std::string& query, const std::vector<Hit>& hits, double search_ms,
                      const std::vector<std::string>& warnings) {
   json chunks = json::array();

@@ -196,12 +196,14 @@ json Service::search(std::string_view name, const std::string& query, long long 
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> warnings;
   // A query in another language is read in English, as an answer's question is.
-  const std::string read_as = read_in_english(served.stages().translator(), generation->index, q);
+  std::vector<Respelling> respelt;
+  const std::string read_as = read_question(served.stages().translator(), generation->index, q, &respelt);
   const std::vector<Hit> hits = generation->index.search(read_as, count, &warnings);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   metrics_.observe_stage("retrieve", ms / 1000);
   json out = search_response(generation->index, q, hits, ms, warnings);
-  if (read_as != q) out["translated_query"] = read_as;
+  if (!respelt.empty()) out["respelt"] = respelt_json(respelt);
+  else if (read_as != q) out["translated_query"] = read_as;
   out["pipeline"] = served.pipeline().name;
   out["generation"] = generation->index.generation();
   return out;

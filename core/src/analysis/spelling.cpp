@@ -1,0 +1,130 @@
+#include "rag/spelling.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <memory>
+#include <unordered_set>
+
+#include "rag/analyzer.hpp"
+
+namespace rag {
+namespace {
+
+// A spelling held by fewer chunks is more likely another rare word than what was meant.
+constexpr std::size_t kMinHolding = 3;
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+// Characters that make a run of letters part of an identifier, a flag, a path or a number.
+bool joins_identifier(char c) {
+  return c == '_' || c == '-' || c == '.' || c == '/' || c == '`' || std::isdigit(static_cast<unsigned char>(c)) != 0 ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+// Every spelling one edit from `word` (lower case): a letter left out, two swapped, one
+// changed, one added. Swaps first: the commonest slip of a typist.
+std::vector<std::string> one_edit_from(const std::string& word) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i + 1 < word.size(); ++i) {
+    if (word[i] == word[i + 1]) continue;
+    std::string s = word;
+    std::swap(s[i], s[i + 1]);
+    out.push_back(std::move(s));
+  }
+  for (std::size_t i = 0; i < word.size(); ++i) out.push_back(word.substr(0, i) + word.substr(i + 1));
+  for (std::size_t i = 0; i < word.size(); ++i)
+    for (char c = 'a'; c <= 'z'; ++c)
+      if (c != word[i]) {
+        std::string s = word;
+        s[i] = c;
+        out.push_back(std::move(s));
+      }
+  for (std::size_t i = 0; i <= word.size(); ++i)
+    for (char c = 'a'; c <= 'z'; ++c) out.push_back(word.substr(0, i) + c + word.substr(i));
+  return out;
+}
+
+// The word list, lowered: its text, and a set of views into it. Empty when it cannot be read.
+struct WordList {
+  std::string text;
+  std::unordered_set<std::string_view> words;
+};
+
+// Read in place, once: the set's views point into the text, which never moves.
+const WordList& english_words() {
+  static const std::unique_ptr<const WordList> list = [] {
+    auto out = std::make_unique<WordList>();
+    std::ifstream in("/usr/share/dict/american-english", std::ios::binary | std::ios::ate);
+    if (!in) return out;
+    out->text.resize(static_cast<std::size_t>(in.tellg()));
+    in.seekg(0);
+    if (!in.read(out->text.data(), static_cast<std::streamsize>(out->text.size()))) out->text.clear();
+    std::transform(out->text.begin(), out->text.end(), out->text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    out->words.reserve(out->text.size() / 8);
+    for (std::size_t begin = 0; begin < out->text.size();) {
+      const std::size_t end = std::min(out->text.find('\n', begin), out->text.size());
+      if (end > begin) out->words.insert(std::string_view(out->text).substr(begin, end - begin));
+      begin = end + 1;
+    }
+    return out;
+  }();
+  return *list;
+}
+
+}  // namespace
+
+bool in_english_word_list(std::string_view word) { return english_words().words.count(word) > 0; }
+
+bool has_english_word_list() { return !english_words().words.empty(); }
+
+std::string respelt(std::string_view query, const ChunksHolding& holding, std::vector<Respelling>* respelt,
+                    const IsWord& is_word) {
+  // Without a word list, no word can be told from a typo: every word is taken as meant.
+  const IsWord english = is_word ? is_word : IsWord([](std::string_view w) { return !has_english_word_list() || in_english_word_list(w); });
+  static const Analyzer stopwords_only([] {
+    AnalyzerConfig c;
+    c.split_identifiers = false;
+    c.stemmer = "none";
+    return c;
+  }());
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < query.size();) {
+    if (!is_letter(query[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < query.size() && is_letter(query[end])) ++end;
+    const std::string_view word = query.substr(i, end - i);
+    const bool inside_identifier = (i > 0 && joins_identifier(query[i - 1])) || (end < query.size() && joins_identifier(query[end]));
+    const bool acronym = std::all_of(word.begin(), word.end(), is_upper);
+    const bool inner_capital = std::any_of(word.begin() + 1, word.end(), is_upper);
+    // A capital past the query's first word marks a name ("the Krebs cycle"), not a typo.
+    const bool name = is_upper(word.front()) && query.substr(0, i).find_first_not_of(" \t\"'([{¿¡") != std::string_view::npos;
+    const std::size_t start = i;
+    i = end;
+    if (word.size() < kMinRespeltLetters || inside_identifier || acronym || inner_capital || name) continue;
+    std::string lower(word);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    // The index before the word list: reading the list costs more than a few searches, and
+    // is needed only for a word the corpus lacks.
+    if (stopwords_only.analyze(lower).empty() || holding(lower) > 0 || english(lower)) continue;
+    std::string best;
+    std::size_t most = 0;
+    for (std::string& candidate : one_edit_from(lower))
+      if (candidate.size() >= kMinRespeltLetters - 1 && !stopwords_only.analyze(candidate).empty())
+        if (const std::size_t n = holding(candidate); n > most) most = n, best = std::move(candidate);
+    if (most < kMinHolding) continue;
+    if (is_upper(word.front())) best.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(best.front())));
+    out.append(query.substr(copied, start - copied)).append(best);
+    copied = end;
+    if (respelt) respelt->push_back({std::string(word), best});
+  }
+  if (copied == 0) return std::string(query);
+  return out.append(query.substr(copied));
+}
+
+}  // namespace rag

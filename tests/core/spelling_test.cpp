@@ -1,0 +1,62 @@
+// Misspelt question words read as the corpus spells them (rag/spelling.hpp).
+#include "rag/spelling.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace rag {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Field;
+
+// A corpus that holds these words, each in so many chunks; an English word list of these.
+const std::map<std::string, std::size_t, std::less<>> kHolding = {
+    {"tokenizer", 40}, {"tokenizers", 5}, {"scheduler", 90}, {"speculative", 30}, {"color", 6},
+    {"kerbs", 1},      {"cache", 200},    {"read", 300},     {"write", 150},     {"casting", 12}};
+const std::set<std::string, std::less<>> kEnglish = {"bread", "chess", "castling", "colour", "read", "write"};
+
+std::string read(std::string_view query, std::vector<Respelling>* respelt = nullptr) {
+  return rag::respelt(
+      query, [](std::string_view w) { return kHolding.count(w) ? kHolding.find(w)->second : std::size_t{0}; }, respelt,
+      [](std::string_view w) { return kEnglish.count(w) > 0; });
+}
+
+TEST(Spelling, AWordTheCorpusLacksIsReadAsTheNearestItHolds) {
+  std::vector<Respelling> respelt;
+  EXPECT_EQ(read("How big is the tokenzier cache?", &respelt), "How big is the tokenizer cache?");
+  EXPECT_THAT(respelt, ElementsAre(AllOf(Field(&Respelling::written, "tokenzier"), Field(&Respelling::read_as, "tokenizer"))));
+  // Each kind of edit: a letter left out, added, changed; two swapped. A capital stays.
+  EXPECT_EQ(read("schedulr preemption"), "scheduler preemption");
+  EXPECT_EQ(read("Schedduler"), "Scheduler");
+  EXPECT_EQ(read("speculatove decoding"), "speculative decoding");
+  EXPECT_EQ(read("tokneizer"), "tokenizer");
+}
+
+TEST(Spelling, WordsThatAreMeantAreKept) {
+  std::vector<Respelling> respelt;
+  // English words the corpus lacks: a question about something else ("bread" is one edit from "read").
+  EXPECT_EQ(read("How do I bake bread? The rules of chess castling", &respelt), "How do I bake bread? The rules of chess castling");
+  // Held by the corpus; too short; stopwords.
+  EXPECT_EQ(read("tokenizer cache wrte about", &respelt), "tokenizer cache wrte about");
+  // Identifiers, flags, paths, numbers, backticks, acronyms, names and inner capitals.
+  for (const std::string q : {"max_tokenzier", "--tokenzier", "tokenzier.py", "a/tokenzier", "tokenzier2", "`tokenzier`",
+                              "TOKENZIER", "the Tokenzier class", "tokenZier", "téléphone"})
+    EXPECT_EQ(read(q, &respelt), q);
+  // A spelling held by fewer than three chunks is another rare word, not what was meant.
+  EXPECT_EQ(read("krebs cycle", &respelt), "krebs cycle");
+  EXPECT_TRUE(respelt.empty());
+}
+
+TEST(Spelling, ABritishSpellingReadsAsTheCorpusOne) {
+  // Not in the (American) word list, one edit from the corpus's spelling.
+  EXPECT_EQ(rag::respelt("the colour of the logo", [](std::string_view w) { return w == "color" ? std::size_t{6} : 0; },
+                         nullptr, [](std::string_view) { return false; }),
+            "the color of the logo");
+}
+
+}  // namespace
+}  // namespace rag
