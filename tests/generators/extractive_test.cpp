@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "code_reading.hpp"
 #include "rag/error.hpp"
 #include "rag/language.hpp"
 
@@ -162,6 +163,27 @@ TEST(ExtractiveGenerator, AHowToAnswerNamesWhatToRun) {
   // A question of another kind is not given a command it does not ask for.
   const GenerationRequest what = ask("What does the server do with LoRA adapters?", r.evidence);
   EXPECT_THAT(make()->generate(what), Not(HasSubstr("--enable-lora")));
+}
+
+TEST(ExtractiveCodeReading, ShellCommandsAreToldFromPython) {
+  for (const std::string command : {"vllm serve m --enable-lora", "$ pip install vllm", "  docker run -it image",
+                                    "CUDA_VISIBLE_DEVICES=0 VLLM_USE_V1=1 python3 -m vllm.entrypoints.openai.api_server",
+                                    "huggingface-cli download org/model"})
+    EXPECT_TRUE(extractive::runs_command(command)) << command;
+  for (const std::string code : {"llm = LLM(model=m)", "from vllm import LLM", "print(output)", "import torch", "x += 1",
+                                 "def f(x):", "VLLM_USE_V1=1", "outputs", "Model.generate(x)", "for x in y:"})
+    EXPECT_FALSE(extractive::runs_command(code)) << code;
+}
+
+TEST(ExtractiveGenerator, AHowToAnswerQuotesTheCommandOfTheDocumentation) {
+  // The sentence and the command cover the question alike; with room for one, the command, what
+  // the user runs, is it.
+  const GenerationRequest r =
+      ask("How do I serve a model with LoRA adapters?",
+          {source(1, "markdown", "You can serve a model with LoRA adapters.\n\n```bash\nvllm serve model --lora-adapters a=b\n```\n")});
+  const std::string answer = make("{max_units: 1}")->generate(r);
+  EXPECT_THAT(answer, HasSubstr("vllm serve model --lora-adapters"));
+  EXPECT_THAT(answer, Not(HasSubstr("You can serve"))) << answer;
 }
 
 TEST(ExtractiveGenerator, TheCodeASentenceAnnouncesComesEvenPastTheLengthCutToLines) {

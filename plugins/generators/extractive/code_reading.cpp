@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "rag/definitions.hpp"
 #include "units.hpp"
@@ -124,6 +125,42 @@ std::vector<std::string> asked_names(std::string_view question) {
   const std::vector<std::string> code = code_names(question);
   if (!code.empty()) names.push_back(code.front());
   return names;
+}
+
+bool runs_command(std::string_view code) {
+  static const std::set<std::string_view> kPython = {"from",  "import", "def",    "class", "for",    "if",     "while",
+                                                     "return", "with",  "print",  "assert", "async", "await",  "try",
+                                                     "except", "elif",  "else",   "lambda", "yield", "raise",  "del",
+                                                     "global", "pass",  "break",  "continue", "not", "and",    "or"};
+  std::string_view line = code.substr(0, code.find('\n'));
+  const auto skip_blanks = [&] {
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  };
+  skip_blanks();
+  if (line.starts_with("$ ")) line.remove_prefix(2);
+  const auto token_end = [&] { return std::min(line.find_first_of(" \t"), line.size()); };
+  // Settings before the program: CUDA_VISIBLE_DEVICES=0 VLLM_USE_V1=1 ...
+  for (std::size_t end = token_end(); end < line.size();) {
+    const std::string_view token = line.substr(0, end);
+    const std::size_t equals = token.find('=');
+    if (equals == std::string_view::npos || equals == 0 ||
+        !std::all_of(token.begin(), token.begin() + static_cast<std::ptrdiff_t>(equals),
+                     [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }))
+      break;
+    line.remove_prefix(end);
+    skip_blanks();
+    end = token_end();
+  }
+  const std::size_t end = token_end();
+  const std::string_view program = line.substr(0, end);
+  if (program.empty() || end == line.size() || !(program.front() >= 'a' && program.front() <= 'z') ||
+      !std::all_of(program.begin(), program.end(),
+                   [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'; }) ||
+      kPython.count(program) > 0)
+    return false;
+  std::string_view rest = line.substr(end);
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+  return !rest.empty() && rest.front() != '=' && rest.front() != '(' && rest.front() != ':' && !rest.starts_with("+=");
 }
 
 }  // namespace rag::extractive

@@ -20,6 +20,10 @@ bool opens_block(std::string_view statement);
 /// argument of a call (`f(name=v)`) or a plain assignment is not a default. Only lookups when
 /// `lookup`, only declarations when not.
 std::string_view default_of(std::string_view code, std::string_view name, bool lookup);
+/// A shell command, as documentation shows one: a program and its arguments ("vllm serve m
+/// --port 8000", "$ pip install x"), perhaps after VAR=value settings; not Python ("llm =
+/// LLM(...)", "from x import y", "print(x)").
+bool runs_command(std::string_view code);
 /// The names a default question may ask about, the likeliest first: a word it calls a field ("the
 /// stream parameter": stream), then the first name it writes as code. Later names are conditions
 /// ("the default lora_int_id when lora_request is None").

@@ -27,6 +27,9 @@ constexpr double kFollowShare = 0.5;
 // A how-to answer without a command takes the best unit that names one scoring at least this
 // share of the best unit.
 constexpr double kCommandShare = 0.3;
+// What a shell command of the documentation weighs in a how-to answer (other code 1.15, a
+// sentence that names a flag 1.35): what the user will type.
+constexpr double kCommandWeight = 1.3;
 // What a unit of the documentation weighs against one of code, for a question that names no code.
 constexpr double kDocsWeight = 1.25;
 // Units that follow one ending in ':' ("Run the server:"), added with it.
@@ -89,7 +92,8 @@ std::string short_name(const Evidence& e) {
 }
 
 // A unit's weight for the kind of question asked: the shape of evidence that answers it.
-double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
+// `in_docs`: the unit is of documentation (Markdown, text), where code is what users run.
+double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool in_docs,
                     const std::vector<std::string>& defined) {
   using Kind = QuestionKind;
   switch (kind) {
@@ -109,7 +113,7 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u,
       return named < says ? 1.6 : 1.15;
     }
     case Kind::how_to:
-      if (u.code) return 1.15;
+      if (u.code) return in_docs && runs_command(u.text) ? kCommandWeight : 1.15;
       if (names_command(u.text)) return 1.35;
       return u.ends_with_colon ? 1.2 : contains_any(u.text, {"you can", "use ", "run ", "set ", "pass ", "add "}) ? 1.15 : 1.0;
     case Kind::default_value:
@@ -226,13 +230,17 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
     return 1.0 / (1.0 + kRankDecay * static_cast<double>(rank - 1));
   };
+  const auto in_docs = [&](const Unit& u) {
+    const std::string& source_kind = request.evidence[u.evidence].kind;
+    return source_kind == "markdown" || source_kind == "text";
+  };
   std::vector<double>& score = r.score;
   score.assign(units.size(), 0.0);
   for (std::size_t u = 0; u < units.size(); ++u) {
     double covered = 0;
     for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
     if (covered == 0 || units[u].header) continue;  // a header row says nothing without its rows
-    score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], defined) *
+    score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], in_docs(units[u]), defined) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
   return r;
