@@ -51,10 +51,12 @@ std::string answer_text(const std::string& text, bool streamed, bool answered, c
 }
 
 AnswerRecord record_of(const WrittenAnswer& answer, const GenerationRequest& request, double generation_ms) {
-  AnswerRecord record{answer.text, answer.answered, answer.support, {}, generation_ms, {}};
-  for (const Evidence* e : cited_evidence(answer.text, request.evidence))
+  AnswerRecord record{answer.text, answer.answered, answer.support, {}, {}, generation_ms, {}};
+  for (const Evidence* e : cited_evidence(answer.text, request.evidence)) {
     record.cited.push_back({{e->file_path, e->first_char, e->last_char}, e->score, e->kind, e->section, e->first_line,
                             e->last_line});
+    record.cited_numbers.push_back(e->number);
+  }
   return record;
 }
 

@@ -94,14 +94,15 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
         {"file_path": "f.md", "first_character_index": 0, "last_character_index": 10, "score": 2.5}]},
       {"question_id": "q2", "question_str": "two?", "retrieved_sources": []}], "k": 5})");
   const auto file = dir / "answers.json";
-  AnswerRecord cites_one{"Answer one [1].", true, {0.8, 0.9, 0.5}, {}, 1.5, {}};
+  AnswerRecord cites_one{"Answer one [1].", true, {0.8, 0.9, 0.5}, {}, {1}, 1.5, {}};
   cites_one.cited.emplace_back();
   cites_one.cited.back().span = {"f.md", 0, 10};
-  save_answers(file, document, {cites_one, {"The sources do not answer this question.", false, {}, {}, 0.5, {}}});
+  save_answers(file, document, {cites_one, {"The sources do not answer this question.", false, {}, {}, {}, 0.5, {}}});
   const auto saved = nlohmann::json::parse(testing::read_all(file));
   EXPECT_EQ(saved["k"], 5);
   EXPECT_EQ(saved["search_results"][0]["retrieved_sources"][0]["score"], 2.5);  // kept as it was
   EXPECT_EQ(saved["search_results"][0]["answer"], "Answer one [1].");
+  EXPECT_EQ(saved["search_results"][0]["cited_sources"][0]["number"], 1);  // what [1] points to
   EXPECT_EQ(load_results(file).results.size(), 2u);
 
   const auto answers = load_answers(file);
@@ -110,6 +111,7 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
   EXPECT_EQ(answers[0].record.answer, "Answer one [1].");
   ASSERT_EQ(answers[0].record.cited.size(), 1u);
   EXPECT_EQ(answers[0].record.cited[0].span.last, 10u);
+  EXPECT_EQ(answers[0].record.cited_numbers, std::vector<int>{1});
   EXPECT_DOUBLE_EQ(answers[0].record.generation_ms, 1.5);
   EXPECT_TRUE(answers[1].record.cited.empty());
   EXPECT_TRUE(answers[0].record.answered);

@@ -25,6 +25,11 @@ struct AnswerRecord {
   /// The sources the answer cites ([n] in its text): spans of the files, with their lines when
   /// known (0 when read from a file that has none).
   std::vector<RetrievedSource> cited;
+  /// The number each of `cited` has in the answer's text ([n]): the generator numbers the
+  /// sources it was given (definitions looked up first, touching spans merged), which need not
+  /// be the order of the search results. Empty when read from a file that does not give one for
+  /// every source.
+  std::vector<int> cited_numbers;
   double generation_ms = 0;
   /// Why there is no answer, when the generator failed (a model server's 500); else empty.
   std::string error;
@@ -36,8 +41,8 @@ struct AnsweredResult {
 };
 
 /// Writes `document` (a results file as JSON) with records[i] added to its i-th search result
-/// as `answer`, `answered`, `support` ({value, coverage, score}), `cited_sources` and
-/// `generation_ms`, atomically. Throws rag::Error when the
+/// as `answer`, `answered`, `support` ({value, coverage, score}), `cited_sources` (each with the
+/// `number` the answer cites it by) and `generation_ms`, atomically. Throws rag::Error when the
 /// counts differ or the file cannot be written.
 void save_answers(const std::filesystem::path& file, nlohmann::ordered_json document,
                   const std::vector<AnswerRecord>& records);

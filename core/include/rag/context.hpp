@@ -95,7 +95,7 @@ std::string render_template(std::string_view text,
                             const std::vector<std::pair<std::string_view, std::string>>& values);
 
 /// The source numbers an answer cites ("[1]", "[2, 3]", "[1][4]"), each once, in order of first
-/// citation.
+/// citation; brackets in code (fenced blocks, `inline` spans) are not citations.
 std::vector<int> cited_numbers(std::string_view answer);
 
 }  // namespace rag

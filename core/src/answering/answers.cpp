@@ -19,6 +19,7 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
                      {"first_character_index", s.span.first},
                      {"last_character_index", s.span.last}};
       if (s.first_line != 0) source.update({{"first_line", s.first_line}, {"last_line", s.last_line}});
+      if (cited.size() < records[i].cited_numbers.size()) source["number"] = records[i].cited_numbers[cited.size()];
       cited.push_back(std::move(source));
     }
     results[i]["answer"] = records[i].answer;
@@ -44,7 +45,7 @@ std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
                               results.results[i].question_id + ")";
     if (!entry.contains("answer") || !entry["answer"].is_string())
       throw Error(where + " has no 'answer' string; make answers with `rag answer_dataset`");
-    AnsweredResult a{std::move(results.results[i]), {entry["answer"].get<std::string>(), true, {}, {}, 0, {}}};
+    AnsweredResult a{std::move(results.results[i]), {entry["answer"].get<std::string>(), true, {}, {}, {}, 0, {}}};
     if (entry.contains("error") && entry["error"].is_string()) a.record.error = entry["error"].get<std::string>();
     if (entry.contains("answered")) {
       if (!entry["answered"].is_boolean()) throw Error(where + ": 'answered' must be true or false");
@@ -57,7 +58,10 @@ std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
         RetrievedSource source;
         source.span = read_span(cited[s], where + ", cited source " + std::to_string(s + 1));
         a.record.cited.push_back(std::move(source));
+        if (cited[s].contains("number") && cited[s]["number"].is_number_integer())
+          a.record.cited_numbers.push_back(cited[s]["number"].get<int>());
       }
+      if (a.record.cited_numbers.size() != a.record.cited.size()) a.record.cited_numbers.clear();  // all or none
     } else {
       a.record.cited = a.result.sources;
     }

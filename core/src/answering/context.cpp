@@ -458,23 +458,46 @@ std::string render_template(std::string_view text,
 
 std::vector<int> cited_numbers(std::string_view answer) {
   std::vector<int> out;
-  for (std::size_t open = answer.find('['); open != std::string_view::npos; open = answer.find('[', open + 1)) {
-    const std::size_t close = answer.find(']', open);
-    if (close == std::string_view::npos) break;
-    const std::string_view inside = answer.substr(open + 1, close - open - 1);
-    if (inside.empty() || inside.find_first_not_of("0123456789, ") != std::string_view::npos) continue;
-    int number = 0;
-    bool digits = false;
-    for (std::size_t k = 0; k <= inside.size(); ++k) {
-      if (k < inside.size() && inside[k] >= '0' && inside[k] <= '9') {
-        if (number < 100000) number = number * 10 + (inside[k] - '0');
-        digits = true;
-      } else {
-        if (digits && std::find(out.begin(), out.end(), number) == out.end()) out.push_back(number);
-        number = 0;
-        digits = false;
+  // Read in the prose only: "[1, 32, 4]" in quoted code or a log line is a list, not citations.
+  const auto read = [&](std::string_view prose) {
+    for (std::size_t open = prose.find('['); open != std::string_view::npos; open = prose.find('[', open + 1)) {
+      const std::size_t close = prose.find(']', open);
+      if (close == std::string_view::npos) break;
+      const std::string_view inside = prose.substr(open + 1, close - open - 1);
+      if (inside.empty() || inside.find_first_not_of("0123456789, ") != std::string_view::npos) continue;
+      int number = 0;
+      bool digits = false;
+      for (std::size_t k = 0; k <= inside.size(); ++k) {
+        if (k < inside.size() && inside[k] >= '0' && inside[k] <= '9') {
+          if (number < 100000) number = number * 10 + (inside[k] - '0');
+          digits = true;
+        } else {
+          if (digits && std::find(out.begin(), out.end(), number) == out.end()) out.push_back(number);
+          number = 0;
+          digits = false;
+        }
       }
     }
+  };
+  bool fenced = false;
+  for (std::size_t begin = 0; begin < answer.size();) {
+    const std::size_t end = std::min(answer.find('\n', begin), answer.size());
+    const std::string_view line = answer.substr(begin, end - begin);
+    begin = end + 1;
+    if (is_fence_line(line)) {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced) continue;
+    // Inline code spans (`...`) left out; an unclosed backtick quotes nothing.
+    std::size_t at = 0;
+    for (std::size_t tick = line.find('`'); tick != std::string_view::npos; tick = line.find('`', at)) {
+      const std::size_t close = line.find('`', tick + 1);
+      if (close == std::string_view::npos) break;
+      read(line.substr(at, tick - at));
+      at = close + 1;
+    }
+    read(line.substr(at));
   }
   return out;
 }
