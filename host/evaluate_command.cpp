@@ -19,7 +19,7 @@ int evaluate(const cli::Invocation& inv) {
       ("student_search_results_path", cli::po::value<std::string>(), "same as --results")
       ("dataset", cli::po::value<std::string>(), "answered dataset (also --answered_dataset_path)")
       ("answered_dataset_path", cli::po::value<std::string>(), "same as --dataset")
-      ("k", cli::po::value<std::vector<std::size_t>>()->multitoken(), "cut-offs (default 1 3 5 10)")
+      ("k", cli::po::value<std::vector<long long>>()->multitoken(), "cut-offs (default 1 3 5 10)")
       ("per_question", cli::po::value<std::string>(), "write each question's outcome to this JSON file")
       ("json", "print the figures as JSON");
   cli::po::positional_options_description positional;
@@ -34,9 +34,14 @@ int evaluate(const cli::Invocation& inv) {
   const std::string results_path = either("results", "student_search_results_path");
   const std::string dataset_path = either("dataset", "answered_dataset_path");
   std::vector<std::size_t> ks = {1, 3, 5, 10};
-  if (vm->count("k")) ks = (*vm)["k"].as<std::vector<std::size_t>>();
-  for (const std::size_t k : ks)
-    if (k < 1 || k > kMaxResultsK) throw Error("--k values must be between 1 and 10, got " + std::to_string(k));
+  if (vm->count("k")) {
+    ks.clear();
+    for (const long long k : (*vm)["k"].as<std::vector<long long>>()) {  // signed: "-5" is said as -5
+      if (k < 1 || k > static_cast<long long>(kMaxResultsK))
+        throw Error("--k values must be between 1 and 10, got " + std::to_string(k));
+      ks.push_back(static_cast<std::size_t>(k));
+    }
+  }
   cli::check_outputs(cli::outputs_given(*vm, {"per_question"}), {results_path, dataset_path});
 
   const ResultsFile results = load_results(results_path);

@@ -535,6 +535,8 @@ TEST_F(BadSearch, CommandsWithoutAPipelineSaySo) {
       "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
   expect_error("evaluate answered.json answered.json --pipeline pipeline.yaml", "evaluate reads the files it is given and uses no pipeline");
   expect_error("evaluate_answers answered.json answered.json --pipeline pipeline.yaml", "uses no pipeline");
+  expect_error("evaluate answered.json answered.json --k -5", "--k values must be between 1 and 10, got -5");
+  expect_error("evaluate answered.json answered.json --k 1 11", "got 11");
 }
 
 // A search looks at the files of the results it shows (it costs the same at any corpus size);
