@@ -1,16 +1,19 @@
 // `rag index`, `rag chunks` and `rag plugins`.
 #include <nlohmann/json.hpp>
+#include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "commands.hpp"
 #include "rag/corpus_watcher.hpp"
@@ -49,6 +52,41 @@ void report_index(const IndexReport& report, const Pipeline& pipeline, bool verb
   std::cerr << std::endl;
 }
 
+// Listens to the stop signals while an update of a watch runs: the first says the watch stops
+// once the update is done, a second stops it at once (a killed update leaves the previous
+// generation, as ever).
+class StopDuringUpdate {
+ public:
+  explicit StopDuringUpdate(int stop_fd) : thread_([this, stop_fd] {
+    for (pollfd p{stop_fd, POLLIN, 0}; !done_;) {
+      if (::poll(&p, 1, 100) <= 0 || (p.revents & POLLIN) == 0) continue;
+      signalfd_siginfo info{};
+      if (::read(stop_fd, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) continue;
+      if (stop_) {
+        std::cerr << "stopped during an update; the index keeps its previous generation" << std::endl;
+        std::_Exit(130);
+      }
+      stop_ = true;
+      std::cerr << "stopping once this update is done (Ctrl-C again stops now)" << std::endl;
+    }
+  }) {}
+  ~StopDuringUpdate() { finish(); }
+  StopDuringUpdate(const StopDuringUpdate&) = delete;
+  StopDuringUpdate& operator=(const StopDuringUpdate&) = delete;
+  /// Stops listening (the update is done) and says whether a stop was asked for meanwhile; a
+  /// signal read while it stops listening counts.
+  bool finish() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+    return stop_;
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 // `rag index --watch`: updates the index whenever the corpus changes, until SIGINT or SIGTERM.
 // A failed update is reported and the watch goes on: the next change may mend it.
 int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbose) {
@@ -64,7 +102,15 @@ int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbos
   if (stop_fd < 0) throw Error(std::string("rag index --watch: cannot take signals (") + std::strerror(errno) + ")");
   std::error_code ec;
   CorpusWatcher watcher(fs::weakly_canonical(pipeline.corpus_dir, ec), {fs::weakly_canonical(pipeline.index_dir, ec)});
-  report_index(build_index(stages), pipeline, verbose);
+  {
+    StopDuringUpdate listening(stop_fd);
+    report_index(build_index(stages), pipeline, verbose);
+    if (listening.finish()) {
+      ::close(stop_fd);
+      std::cerr << "stopped watching" << std::endl;
+      return 0;
+    }
+  }
   std::cerr << "watching " << display_path(pipeline.corpus_dir) << " (" << watcher.folders()
             << " folders) for changes; Ctrl-C stops" << std::endl;
   // An update that finds another writer at work is tried again every half second until it runs.
@@ -80,6 +126,7 @@ int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbos
                 << " (stop it and run `" << pipeline.command("index") << " --watch` again to follow the new one)" << std::endl;
       told = true;
     }
+    StopDuringUpdate listening(stop_fd);
     try {
       report_index(build_index(stages), pipeline, verbose);
       busy = false;
@@ -90,6 +137,7 @@ int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbos
       std::cerr << "error: " << e.what() << "; still watching" << std::endl;
       busy = false;
     }
+    if (listening.finish()) break;
   }
   ::close(stop_fd);
   std::cerr << "stopped watching" << std::endl;

@@ -364,5 +364,48 @@ TEST_F(Incremental, WatchFollowsTheCorpus) {
   EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
 }
 
+// Ctrl-C during a watch's update says it stops once the update is done, and does; a second
+// Ctrl-C stops at once, leaving an index the next run brings up to date.
+TEST_F(Incremental, CtrlCDuringAWatchUpdateIsHeard) {
+  std::mt19937 random(5);
+  for (int i = 0; i < 3000; ++i) {
+    const std::string path = "corpus/many/f" + std::to_string(i) + ".md";
+    dir_.write(path, content(path, random));
+  }
+  // The update is under way while its lock is held (flock: another holder cannot take it).
+  const auto updating = [&](const std::string& index) {
+    const int fd = ::open((dir_ / index / ".lock").c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+    ::close(fd);
+    return held;
+  };
+  const auto when_updating = [&](testing::BackgroundRag& watch, const std::string& index) {
+    for (int i = 0; i < 2000 && !updating(index) && !watch.finished(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  {
+    testing::BackgroundRag watching(dir_.path(), "index --watch --pipeline updated.yaml", (dir_ / "watch.err").string());
+    when_updating(watching, "index-updated");
+    watching.signal(SIGINT);
+    EXPECT_EQ(watching.wait(), 0);
+    const std::string said = testing::read_all(dir_ / "watch.err");
+    EXPECT_THAT(said, HasSubstr("stopping once this update is done (Ctrl-C again stops now)"));
+    EXPECT_THAT(said, HasSubstr("stopped watching"));
+    EXPECT_TRUE(fs::exists(dir_ / "index-updated/manifest.json")) << "the update was not finished";
+  }
+  {
+    testing::BackgroundRag watching(dir_.path(), "index --watch --pipeline rebuilt.yaml", (dir_ / "watch2.err").string());
+    when_updating(watching, "index-rebuilt");
+    watching.signal(SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    watching.signal(SIGINT);
+    EXPECT_EQ(watching.wait(), 130);
+    EXPECT_THAT(testing::read_all(dir_ / "watch2.err"), HasSubstr("stopped during an update"));
+  }
+  ASSERT_EQ(rag("index --pipeline rebuilt.yaml").status, 0);
+  EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
+}
+
 }  // namespace
 }  // namespace rag
