@@ -364,6 +364,31 @@ TEST_F(Incremental, WatchFollowsTheCorpus) {
   EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
 }
 
+// A link in the corpus to a file outside it: the listing reads the file, so the watch follows
+// its edits, an editor's save (a new file renamed over it) included.
+TEST_F(Incremental, WatchFollowsFilesLinkedFromOutsideTheCorpus) {
+  dir_.write("corpus/a.md", "# alpha\n\nlocal notes\n");
+  dir_.write("elsewhere/shared.md", "# shared\n\ncapybara\n");
+  fs::create_symlink("../elsewhere/shared.md", dir_ / "corpus/shared.md");
+  testing::BackgroundRag watching(dir_.path(), "index --watch --pipeline updated.yaml", (dir_ / "watch.err").string());
+  const auto until = [&](const std::function<bool()>& done) {
+    for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return done();
+  };
+  ASSERT_TRUE(until([&] { return testing::read_all(dir_ / "watch.err").find("watching") != std::string::npos; }));
+  EXPECT_THAT(testing::read_all(dir_ / "watch.err"), HasSubstr("and a file outside it that a link points to"));
+  const auto finds = [&](const std::string& word) { return ranking("updated", word).find("corpus/shared.md") != std::string::npos; };
+  dir_.write("elsewhere/shared.md", "# shared\n\nwombat\n");
+  EXPECT_TRUE(until([&] { return finds("wombat"); })) << "an edit of the linked file was not followed";
+  dir_.write("elsewhere/shared.md.tmp", "# shared\n\nnarwhal\n");
+  fs::rename(dir_ / "elsewhere/shared.md.tmp", dir_ / "elsewhere/shared.md");
+  EXPECT_TRUE(until([&] { return finds("narwhal"); })) << "a save by rename was not followed";
+  dir_.write("elsewhere/shared.md", "# shared\n\npangolin\n");
+  EXPECT_TRUE(until([&] { return finds("pangolin"); })) << "the link's new target was not watched";
+  watching.signal(SIGINT);
+  EXPECT_EQ(watching.wait(), 0);
+}
+
 // Ctrl-C during a watch's update says it stops once the update is done, and does; a second
 // Ctrl-C stops at once, leaving an index the next run brings up to date.
 TEST_F(Incremental, CtrlCDuringAWatchUpdateIsHeard) {

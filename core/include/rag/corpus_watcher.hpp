@@ -1,7 +1,8 @@
 #pragma once
 // Following a corpus as it is edited (`rag index --watch`): inotify watches on the corpus folder
-// and every folder below it, new ones as they appear. Symbolic links to folders are not
-// followed, as the corpus listing does not follow them.
+// and every folder below it, new ones as they appear, and on the files outside the corpus that
+// its symbolic links to files point to (the listing reads them; their folders are not watched).
+// Symbolic links to folders are not followed, as the corpus listing does not follow them.
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -30,11 +31,15 @@ class CorpusWatcher {
                         std::chrono::milliseconds idle_after = std::chrono::milliseconds(0));
 
   std::size_t folders() const { return folders_.size(); }
+  /// Files outside the corpus watched through the links that point to them.
+  std::size_t linked_files() const { return linked_.size(); }
 
  private:
   /// Whether `path` is below one of the ignored folders.
   bool ignored(const std::filesystem::path& path) const;
   void watch_tree(const std::filesystem::path& folder);
+  /// Watches the file `link` points to when it is a link to a file outside the corpus.
+  void watch_link(const std::filesystem::path& link);
   /// Reads the pending events; true when one of them is a change of the corpus.
   bool read_events();
 
@@ -42,6 +47,7 @@ class CorpusWatcher {
   std::vector<std::filesystem::path> ignored_;
   int fd_ = -1;
   std::map<int, std::filesystem::path> folders_;  // watch descriptor -> folder
+  std::map<int, std::filesystem::path> linked_;   // watch descriptor -> the link to the file it watches
 };
 
 }  // namespace rag

@@ -61,9 +61,22 @@ void CorpusWatcher::watch_tree(const fs::path& folder) {
     folders_[wd] = current;
     std::error_code ec;
     for (fs::directory_iterator it(current, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
-         it.increment(ec))
-      if (it->is_directory(ec) && !it->is_symlink(ec)) pending.push_back(it->path());
+         it.increment(ec)) {
+      if (it->is_symlink(ec)) watch_link(it->path());
+      else if (it->is_directory(ec)) pending.push_back(it->path());
+    }
   }
+}
+
+void CorpusWatcher::watch_link(const fs::path& link) {
+  std::error_code ec;
+  if (!fs::is_regular_file(link, ec)) return;  // a link to a folder, or to nothing
+  const fs::path target = fs::weakly_canonical(link, ec);
+  if (ec) return;
+  const fs::path relative = target.lexically_relative(root_);
+  if (!relative.empty() && *relative.begin() != "..") return;  // inside: its folder is watched
+  const int wd = ::inotify_add_watch(fd_, link.c_str(), kEvents);  // follows the link
+  if (wd >= 0) linked_[wd] = link;
 }
 
 bool CorpusWatcher::read_events() {
@@ -80,6 +93,17 @@ bool CorpusWatcher::read_events() {
         changed = true;  // events were lost: the next index finds out what changed
         continue;
       }
+      if (const auto linked = linked_.find(e->wd); linked != linked_.end()) {
+        // A file linked from the corpus changed. Replaced (an editor's save renames a new file
+        // over it), its watch ends: the link's new target is watched instead.
+        if (e->mask & IN_IGNORED) {
+          const fs::path link = linked->second;
+          linked_.erase(linked);
+          watch_link(link);
+        }
+        changed = true;
+        continue;
+      }
       if (folder == folders_.end()) continue;
       if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
         if (folder->second == root_) throw Error("the corpus folder " + root_.string() + " was removed or moved");
@@ -92,6 +116,7 @@ bool CorpusWatcher::read_events() {
       const fs::path path = e->len ? folder->second / e->name : folder->second;
       if (ignored(path)) continue;
       if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) watch_tree(path);
+      else if (e->mask & (IN_CREATE | IN_MOVED_TO)) watch_link(path);
       changed = true;
     }
   }
