@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <set>
 
@@ -24,6 +25,39 @@ using json = nlohmann::ordered_json;
 
 constexpr std::size_t kMaxConfigurations = 200;
 
+// Whether two values given as text are one: as numbers when both are ("0.9" and "0.90", "12e-1"
+// and "1.2"), else as written.
+bool same_value(const std::string& a, const std::string& b) {
+  const auto number = [](const std::string& s, double& value) {
+    char* end = nullptr;
+    value = std::strtod(s.c_str(), &end);
+    return !s.empty() && end == s.c_str() + s.size() && std::isfinite(value);
+  };
+  double x = 0, y = 0;
+  return number(a, x) && number(b, y) ? x == y : a == b;
+}
+
+// Whether two pipelines' YAML say the same, numbers compared as numbers.
+bool same_yaml(const YAML::Node& a, const YAML::Node& b) {
+  if (a.Type() != b.Type()) return false;
+  if (a.IsScalar()) return same_value(a.Scalar(), b.Scalar());
+  if (a.IsSequence()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!same_yaml(a[i], b[i])) return false;
+    return true;
+  }
+  if (a.IsMap()) {
+    if (a.size() != b.size()) return false;
+    for (const auto& entry : a) {
+      const YAML::Node other = b[entry.first.Scalar()];
+      if (!other || !same_yaml(entry.second, other)) return false;
+    }
+    return true;
+  }
+  return true;  // both null or undefined
+}
+
 // "KEY=V1,V2,...": the key and its values, split at commas outside brackets and braces so that
 // a YAML list or mapping stays one value.
 std::pair<std::string, std::vector<std::string>> parse_grid(const std::string& text) {
@@ -37,10 +71,12 @@ std::pair<std::string, std::vector<std::string>> parse_grid(const std::string& t
     if (c == ',' && depth == 0) values.emplace_back();
     else values.back() += c;
   }
-  std::set<std::string> seen;
-  for (const auto& v : values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::string& v = values[i];
     if (v.empty()) throw Error("--grid " + text + ": an empty value");
-    if (!seen.insert(v).second) throw Error("--grid " + text + ": " + v + " is given twice");
+    for (std::size_t j = 0; j < i; ++j)
+      if (same_value(values[j], v))
+        throw Error("--grid " + text + ": " + v + (values[j] == v ? "" : " (" + values[j] + ")") + " is given twice");
   }
   return {text.substr(0, equals), values};
 }
@@ -147,7 +183,7 @@ int tune(const cli::Invocation& inv) {
   }
   // A grid value equal to the pipeline's own makes the pipeline as written again: tried once.
   for (std::size_t i = configs.size(); i-- > 1;)
-    if (YAML::Dump(loaded[i]->pipeline.yaml) == YAML::Dump(loaded[0]->pipeline.yaml)) {  // every key, not the index's alone
+    if (same_yaml(loaded[i]->pipeline.yaml, loaded[0]->pipeline.yaml)) {  // every key, not the index's alone
       std::cerr << "note: " << describe(configs[i]) << " is the pipeline as written; it is tried once\n";
       configs.erase(configs.begin() + static_cast<std::ptrdiff_t>(i));
       loaded.erase(loaded.begin() + static_cast<std::ptrdiff_t>(i));

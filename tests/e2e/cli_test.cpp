@@ -275,6 +275,10 @@ TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
   ASSERT_EQ(same.status, 0) << same.err;
   EXPECT_THAT(same.err, HasSubstr("note: chunkers[0].options.max_chunk_size=400 is the pipeline as written; it is tried once"));
   EXPECT_THAT(same.err, HasSubstr("configuration 2 of 2: chunkers[0].options.max_chunk_size=500"));
+  // Numbers are compared as numbers: 1.20 is the 1.2 of the pipeline (here its --set).
+  const Outcome spelt = rag("tune --dataset answered.json --set retriever.options.k1=1.2 --grid retriever.options.k1=1.20,0.9 --folds 3");
+  ASSERT_EQ(spelt.status, 0) << spelt.err;
+  EXPECT_THAT(spelt.err, HasSubstr("note: retriever.options.k1=1.20 is the pipeline as written; it is tried once"));
   // Tuned again, it says its latest tuning once.
   ASSERT_EQ(rag("tune tuned --dataset answered.json --grid retriever.options.b=0.3,0.5 --folds 3 --output configs/again.yaml").status, 0);
   const std::string description = json::parse(rag("check --pipeline again --format json").out)["pipeline"]["description"];
@@ -284,6 +288,7 @@ TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
   expect_error("tune --dataset answered.json --grid k1", "expected KEY=VALUE,VALUE,...");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1, --folds 2", "an empty value");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1.2,1.2", "1.2 is given twice");
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=0.9,0.90", "0.90 (0.9) is given twice");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --grid retriever.options.k1=2",
                "--grid retriever.options.k1 is given twice: give its values in one --grid");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --folds 1", "--folds must be between 2 and 20");
