@@ -294,7 +294,7 @@ HttpApi::HttpApi(httplib::Server& server, Service& service, Metrics& metrics, Re
       send_error(response, response.status,
                  response.status == 414 ? "the address is longer than " + std::to_string(CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) +
                                               " characters (a query of non-ASCII text takes three per byte, "
-                                              "percent-encoded): shorten the query, or ask it with POST /api/answer"
+                                              "percent-encoded): shorten the query (a long question can go to POST /api/answer, in its body)"
                                         : std::string("a malformed request"));
     }
     return httplib::Server::HandlerResponse::Handled;

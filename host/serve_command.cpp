@@ -50,7 +50,7 @@ int serve(const cli::Invocation& inv) {
       ("max-in-flight", cli::po::value<long long>(), "requests handled at once, more get 503 (default: threads; lower keeps workers free for cheap requests)")
       ("token-env", cli::po::value<std::string>(), "environment variable holding the bearer token every route but /healthz needs")
       ("log", cli::po::value<std::string>(), "append the JSON log lines to this file (default: stderr)")
-      ("request-timeout", cli::po::value<long long>()->default_value(120), "seconds a streamed answer may take (1-86400)")
+      ("request-timeout", cli::po::value<long long>()->default_value(120), "seconds an answer may take, streamed or not (1-86400)")
       ("cors", cli::po::value<std::string>(), "send Access-Control-Allow-Origin with this origin");
   const auto vm = cli::parse(inv, "[--pipeline NAME|FILE ...] [--host 127.0.0.1] [--port 8080] [--threads N] [--token-env NAME]",
                              options);

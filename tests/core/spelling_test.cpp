@@ -34,6 +34,12 @@ TEST(Spelling, AWordTheCorpusLacksIsReadAsTheNearestItHolds) {
   EXPECT_EQ(read("Schedduler"), "Scheduler");
   EXPECT_EQ(read("speculatove decoding"), "speculative decoding");
   EXPECT_EQ(read("tokneizer"), "tokenizer");
+  // Punctuation around a word is not an identifier's.
+  EXPECT_EQ(read("How do I fix the tokenzier."), "How do I fix the tokenizer.");
+  EXPECT_EQ(read("Fix the tokenzier. Then run it"), "Fix the tokenizer. Then run it");
+  EXPECT_EQ(read("the tokenzier\u2019s vocabulary"), "the tokenizer\u2019s vocabulary");
+  EXPECT_EQ(read("what is \u201Ctokenzier\u201D"), "what is \u201Ctokenizer\u201D");
+  EXPECT_EQ(read("(tokenzier)"), "(tokenizer)");
 }
 
 TEST(Spelling, WordsThatAreMeantAreKept) {

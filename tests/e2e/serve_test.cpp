@@ -232,7 +232,7 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
     EXPECT_THAT(r->get_header_value("Content-Type"), ::testing::StartsWith(type)) << accept;
   }
   // An address past httplib's limit is refused before any handler: said, counted, not timed.
-  expect(c.Get("/api/search?q=" + std::string(9000, 'a')), 414, "ask it with POST /api/answer");
+  expect(c.Get("/api/search?q=" + std::string(9000, 'a')), 414, "shorten the query");
   const std::string metrics = c.Get("/metrics")->body;
   EXPECT_THAT(metrics, HasSubstr("rag_requests_total{route=\"other\",status=\"414\"} 1"));
   EXPECT_THAT(metrics, Not(HasSubstr("rag_request_seconds_count{route=\"other\"}"))) << "timed from the clock's epoch";
@@ -518,7 +518,6 @@ TEST_F(ServeTest, TooManyRequestsAtOnceGet503) {
   EXPECT_EQ(status, 200);
 }
 
-// `rag index` under load: the server moves to each new generation without a failed request.
 // A chunk id is one of the generation that gave it: after an update, asked with that generation,
 // the server says the ids moved rather than serve whatever chunk now has the id.
 TEST_F(ServeTest, AChunkIdOfAnOlderGenerationIsRefused) {
@@ -545,6 +544,7 @@ TEST_F(ServeTest, AChunkIdOfAnOlderGenerationIsRefused) {
   EXPECT_EQ(c.Get("/api/source?chunk=" + std::to_string(id))->status, 200);
 }
 
+// `rag index` under load: the server moves to each new generation without a failed request.
 TEST_F(ServeTest, RebuildsUnderConcurrentClientsFailNoRequest) {
   ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
   std::atomic<bool> stop{false};

@@ -171,7 +171,8 @@ TEST(ExtractiveCodeReading, ShellCommandsAreToldFromPython) {
                                     "huggingface-cli download org/model"})
     EXPECT_TRUE(extractive::runs_command(command)) << command;
   for (const std::string code : {"llm = LLM(model=m)", "from vllm import LLM", "print(output)", "import torch", "x += 1",
-                                 "def f(x):", "VLLM_USE_V1=1", "outputs", "Model.generate(x)", "for x in y:"})
+                                 "def f(x):", "VLLM_USE_V1=1", "outputs", "Model.generate(x)", "for x in y:", "count -= 1",
+                                 "x //= 2", "x in y", "match command:", "items[0] = 1", "a is b"})
     EXPECT_FALSE(extractive::runs_command(code)) << code;
 }
 

@@ -68,8 +68,9 @@ class BOOST_SYMBOL_VISIBLE Generator {
   /// Asks a generate() under way on another thread to stop as soon as it can, a model server
   /// that has not answered yet included; that generate() then throws rag::Error. Thread-safe;
   /// does nothing when no generate() runs, and the next one runs as usual. `rag serve` calls it
-  /// when the client has gone, the request's time is up or the server is stopping. By default
-  /// nothing: a generator that answers at once has nothing to stop.
+  /// when the client has gone, the request's time is up or the server is stopping, maybe
+  /// several times for one generate(). It must neither throw nor block. By default nothing: a
+  /// generator that answers at once has nothing to stop.
   virtual void cancel() {}
 };
 

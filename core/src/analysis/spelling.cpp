@@ -17,10 +17,36 @@ constexpr std::size_t kMinHolding = 3;
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 
-// Characters that make a run of letters part of an identifier, a flag, a path or a number.
-bool joins_identifier(char c) {
-  return c == '_' || c == '-' || c == '.' || c == '/' || c == '`' || std::isdigit(static_cast<unsigned char>(c)) != 0 ||
-         static_cast<unsigned char>(c) >= 0x80;
+bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// Typographic quotes and apostrophes, which end a word as ASCII ones do: ‘ ’ “ ” « ».
+bool typographic_quote(std::string_view s) {
+  for (const std::string_view q : {"\u2018", "\u2019", "\u201C", "\u201D", "\u00AB", "\u00BB"})
+    if (s.starts_with(q)) return true;
+  return false;
+}
+
+// Whether the run of letters query[begin, end) is part of an identifier, a flag, a path, a
+// number or a word of another script: '_', digits, backticks or other letters touch it, or '.',
+// '-', '/' join it to more ("tokenizer.py", "--flag", "a/b"); a sentence's full stop does not.
+bool inside_identifier(std::string_view query, std::size_t begin, std::size_t end) {
+  const auto joins = [](char c) { return c == '_' || c == '`' || std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  if (begin > 0) {
+    const char before = query[begin - 1];
+    if (joins(before) || before == '-' || before == '.' || before == '/') return true;
+    if (static_cast<unsigned char>(before) >= 0x80) {
+      std::size_t start = begin - 1;  // the character that ends there
+      while (start > 0 && (static_cast<unsigned char>(query[start]) & 0xC0) == 0x80) --start;
+      if (!typographic_quote(query.substr(start))) return true;
+    }
+  }
+  if (end < query.size()) {
+    const char after = query[end];
+    if (joins(after)) return true;
+    if ((after == '-' || after == '.' || after == '/') && end + 1 < query.size() && is_alnum(query[end + 1])) return true;
+    if (static_cast<unsigned char>(after) >= 0x80 && !typographic_quote(query.substr(end))) return true;
+  }
+  return false;
 }
 
 // Every spelling one edit from `word` (lower case): a letter left out, two swapped, one
@@ -57,8 +83,9 @@ const WordList& english_words() {
   static const std::unique_ptr<const WordList> list = [] {
     auto out = std::make_unique<WordList>();
     std::ifstream in("/usr/share/dict/american-english", std::ios::binary | std::ios::ate);
-    if (!in) return out;
-    out->text.resize(static_cast<std::size_t>(in.tellg()));
+    const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+    if (size <= 0) return out;  // missing, or not a file one can measure
+    out->text.resize(static_cast<std::size_t>(size));
     in.seekg(0);
     if (!in.read(out->text.data(), static_cast<std::streamsize>(out->text.size()))) out->text.clear();
     std::transform(out->text.begin(), out->text.end(), out->text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -99,14 +126,14 @@ std::string respelt(std::string_view query, const ChunksHolding& holding, std::v
     std::size_t end = i;
     while (end < query.size() && is_letter(query[end])) ++end;
     const std::string_view word = query.substr(i, end - i);
-    const bool inside_identifier = (i > 0 && joins_identifier(query[i - 1])) || (end < query.size() && joins_identifier(query[end]));
+    const bool identifier = inside_identifier(query, i, end);
     const bool acronym = std::all_of(word.begin(), word.end(), is_upper);
     const bool inner_capital = std::any_of(word.begin() + 1, word.end(), is_upper);
     // A capital past the query's first word marks a name ("the Krebs cycle"), not a typo.
     const bool name = is_upper(word.front()) && query.substr(0, i).find_first_not_of(" \t\"'([{¿¡") != std::string_view::npos;
     const std::size_t start = i;
     i = end;
-    if (word.size() < kMinRespeltLetters || inside_identifier || acronym || inner_capital || name) continue;
+    if (word.size() < kMinRespeltLetters || identifier || acronym || inner_capital || name) continue;
     std::string lower(word);
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     // The index before the word list: reading the list costs more than a few searches, and

@@ -195,7 +195,7 @@ json Service::search(std::string_view name, const std::string& query, long long 
   const auto generation = served.current();
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> warnings;
-  // A query in another language is read in English, as an answer's question is.
+  // Read as an answer's question is: in English when in another language, typos respelt.
   std::vector<Respelling> respelt;
   const std::string read_as = read_question(served.stages().translator(), generation->index, q, &respelt);
   const std::vector<Hit> hits = generation->index.search(read_as, count, &warnings);
@@ -270,11 +270,10 @@ json Service::answer(std::string_view name, const std::string& question, long lo
   if (give_up)
     watch.thread = std::thread([&] {
       std::unique_lock lock(watch.mutex);
+      // Asked again at every poll: a cancel that comes before the model's request is under way
+      // has nothing to stop yet.
       while (!watch.finished.wait_for(lock, kGiveUpPoll, [&] { return watch.done; }))
-        if (give_up()) {
-          (*generator).cancel();
-          return;
-        }
+        if (give_up()) (*generator).cancel();
     });
   const auto stopped = [&] { return answers_stopped_.load(); };
   if (stopped()) throw RequestError(503, kStopping);

@@ -131,7 +131,8 @@ bool runs_command(std::string_view code) {
   static const std::set<std::string_view> kPython = {"from",  "import", "def",    "class", "for",    "if",     "while",
                                                      "return", "with",  "print",  "assert", "async", "await",  "try",
                                                      "except", "elif",  "else",   "lambda", "yield", "raise",  "del",
-                                                     "global", "pass",  "break",  "continue", "not", "and",    "or"};
+                                                     "global", "pass",  "break",  "continue", "not", "and",    "or",
+                                                     "match",  "case",  "in",     "is"};
   std::string_view line = code.substr(0, code.find('\n'));
   const auto skip_blanks = [&] {
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
@@ -160,7 +161,13 @@ bool runs_command(std::string_view code) {
     return false;
   std::string_view rest = line.substr(end);
   while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
-  return !rest.empty() && rest.front() != '=' && rest.front() != '(' && rest.front() != ':' && !rest.starts_with("+=");
+  if (rest.empty() || rest.front() == '=' || rest.front() == '(' || rest.front() == ':' || rest.front() == '[') return false;
+  // An augmented assignment (x -= 1, y //= 2) or an expression (x in y, a is b) is Python.
+  const std::size_t op = rest.find_first_not_of("+-*/%&|^<>@");
+  if (op != 0 && op != std::string_view::npos && rest[op] == '=') return false;
+  for (const std::string_view word : {"in ", "is ", "and ", "or ", "if ", "for "})
+    if (rest.starts_with(word)) return false;
+  return true;
 }
 
 }  // namespace rag::extractive

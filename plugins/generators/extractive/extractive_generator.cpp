@@ -230,6 +230,8 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
     return 1.0 / (1.0 + kRankDecay * static_cast<double>(rank - 1));
   };
+  // Commands are read in any text that is not code (a page, a README, a script); ideas are
+  // explained by the documentation's pages alone (kDocsWeight below).
   const auto in_docs = [&](const Unit& u) {
     const std::string& source_kind = request.evidence[u.evidence].kind;
     return source_kind == "markdown" || source_kind == "text";

@@ -142,7 +142,10 @@ HttpReply HttpJsonClient::post(const std::string& path, const std::string& json,
       } else {
         deadline_passed = true;
       }
-      connection_->client.stop();  // the read under way returns
+      // The read under way returns; stopped again until the exchange ends, since a stop that
+      // comes before httplib has connected finds nothing to stop.
+      do connection_->client.stop();
+      while (!watchdog.wake.wait_for(lock, std::chrono::milliseconds(20), [&] { return watchdog.sent; }));
     });
     {
       const std::lock_guard lock(under_way_mutex_);
