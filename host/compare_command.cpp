@@ -281,7 +281,17 @@ int compare(const cli::Invocation& inv) {
     std::cerr << c.letter << ": " << c.label << " (" << p.label() << ")\n";
   }
   for (auto& c : contenders) prepare(c);
-  for (const auto& [file, questions] : datasets) cli::warn_unindexed_truths(questions, *contenders.front().index, file);
+  // Ground truth checked against each corpus the pipelines list (most compare one corpus).
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    const Pipeline& p = contenders[i].loaded->pipeline;
+    const bool listed_before = std::any_of(contenders.begin(), contenders.begin() + static_cast<std::ptrdiff_t>(i), [&](const Contender& o) {
+      const Pipeline& q = o.loaded->pipeline;
+      return q.corpus_dir == p.corpus_dir && q.include == p.include && q.exclude == p.exclude;
+    });
+    if (listed_before) continue;
+    for (const auto& [file, questions] : datasets)
+      cli::warn_unindexed_truths(questions, *contenders[i].index, i == 0 ? file : file + " (" + contenders[i].letter + ")");
+  }
 
   json out = {{"k", k}, {"pipelines", json::array()}, {"datasets", json::array()}};
   for (const auto& c : contenders)

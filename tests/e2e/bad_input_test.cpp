@@ -521,6 +521,13 @@ TEST_F(BadSearch, TruthSpansAreChecked) {
         << command;
     EXPECT_THAT(run.err, HasSubstr("did you mean repo/pkg/server.py?")) << command;
   }
+  // Against each corpus compared: B leaves the file out.
+  dir_.write("prefixed.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
+  const Outcome two = rag("compare pipeline.yaml pipeline.yaml --set 'B:corpus.exclude=[\"**/server.py\"]' "
+                          "--set B:index=index-b --dataset prefixed.json");
+  EXPECT_THAT(two.err, HasSubstr("warning: prefixed.json (B) names repo/pkg/server.py, which matches no file of the index"));
+  EXPECT_THAT(two.err, Not(HasSubstr("warning: prefixed.json names")));
 }
 
 TEST_F(BadSearch, FewerSourcesThanAskedIsANote) {

@@ -386,6 +386,13 @@ TEST_F(Incremental, WatchFollowsFilesLinkedFromOutsideTheCorpus) {
   EXPECT_TRUE(until([&] { return finds("narwhal"); })) << "a save by rename was not followed";
   dir_.write("elsewhere/shared.md", "# shared\n\npangolin\n");
   EXPECT_TRUE(until([&] { return finds("pangolin"); })) << "the link's new target was not watched";
+  // Pointed elsewhere (ln -sfn: a new link renamed over it), the link's new file is followed.
+  dir_.write("elsewhere/other.md", "# other\n\nokapi\n");
+  fs::create_symlink("../elsewhere/other.md", dir_ / "corpus/shared.md.new");
+  fs::rename(dir_ / "corpus/shared.md.new", dir_ / "corpus/shared.md");
+  EXPECT_TRUE(until([&] { return finds("okapi"); })) << "the retargeted link was not read";
+  dir_.write("elsewhere/other.md", "# other\n\nquokka\n");
+  EXPECT_TRUE(until([&] { return finds("quokka"); })) << "the retargeted link's file was not watched";
   watching.signal(SIGINT);
   EXPECT_EQ(watching.wait(), 0);
 }

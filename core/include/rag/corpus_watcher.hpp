@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,11 @@ class CorpusWatcher {
   /// Whether `path` is below one of the ignored folders.
   bool ignored(const std::filesystem::path& path) const;
   void watch_tree(const std::filesystem::path& folder);
-  /// Watches the file `link` points to when it is a link to a file outside the corpus.
+  /// Watches the file `link` points to when it is a link to a file outside the corpus (and no
+  /// longer the file it pointed to before).
   void watch_link(const std::filesystem::path& link);
+  /// Forgets `link`; a file no link points to any more is no longer watched.
+  void forget_link(const std::filesystem::path& link);
   /// Reads the pending events; true when one of them is a change of the corpus.
   bool read_events();
 
@@ -47,7 +51,7 @@ class CorpusWatcher {
   std::vector<std::filesystem::path> ignored_;
   int fd_ = -1;
   std::map<int, std::filesystem::path> folders_;  // watch descriptor -> folder
-  std::map<int, std::filesystem::path> linked_;   // watch descriptor -> the link to the file it watches
+  std::map<int, std::set<std::filesystem::path>> linked_;  // watch descriptor -> the links to the file it watches
 };
 
 }  // namespace rag

@@ -68,7 +68,20 @@ void CorpusWatcher::watch_tree(const fs::path& folder) {
   }
 }
 
+void CorpusWatcher::forget_link(const fs::path& link) {
+  for (auto it = linked_.begin(); it != linked_.end();) {
+    it->second.erase(link);
+    if (it->second.empty()) {
+      ::inotify_rm_watch(fd_, it->first);
+      it = linked_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void CorpusWatcher::watch_link(const fs::path& link) {
+  forget_link(link);  // retargeted (ln -sfn): its old file is not followed any more
   std::error_code ec;
   if (!fs::is_regular_file(link, ec)) return;  // a link to a folder, or to nothing
   const fs::path target = fs::weakly_canonical(link, ec);
@@ -76,7 +89,7 @@ void CorpusWatcher::watch_link(const fs::path& link) {
   const fs::path relative = target.lexically_relative(root_);
   if (!relative.empty() && *relative.begin() != "..") return;  // inside: its folder is watched
   const int wd = ::inotify_add_watch(fd_, link.c_str(), kEvents);  // follows the link
-  if (wd >= 0) linked_[wd] = link;
+  if (wd >= 0) linked_[wd].insert(link);
 }
 
 bool CorpusWatcher::read_events() {
@@ -97,9 +110,9 @@ bool CorpusWatcher::read_events() {
         // A file linked from the corpus changed. Replaced (an editor's save renames a new file
         // over it), its watch ends: the link's new target is watched instead.
         if (e->mask & IN_IGNORED) {
-          const fs::path link = linked->second;
+          const std::set<fs::path> links = linked->second;
           linked_.erase(linked);
-          watch_link(link);
+          for (const fs::path& link : links) watch_link(link);
         }
         changed = true;
         continue;
@@ -117,6 +130,7 @@ bool CorpusWatcher::read_events() {
       if (ignored(path)) continue;
       if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) watch_tree(path);
       else if (e->mask & (IN_CREATE | IN_MOVED_TO)) watch_link(path);
+      else if (e->mask & (IN_DELETE | IN_MOVED_FROM)) forget_link(path);
       changed = true;
     }
   }
