@@ -122,20 +122,15 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 void check_output_beside(const std::string& option, const std::filesystem::path& output, const Pipeline& pipeline) {
   std::error_code ec;
   const std::filesystem::path path = std::filesystem::weakly_canonical(std::filesystem::absolute(output, ec), ec);
-  const auto inside = [&](const std::filesystem::path& folder) {
-    const std::filesystem::path relative = path.lexically_relative(std::filesystem::weakly_canonical(folder, ec));
-    return !relative.empty() && *relative.begin() != "..";
-  };
   const auto fail = [&](const std::string& what) {
     throw Error("--" + option + " " + output.string() + " is " + what + ", which the output would damage: write it elsewhere");
   };
   if (std::filesystem::equivalent(output, pipeline.file, ec)) fail("the pipeline file " + pipeline.file.string());
-  if (inside(pipeline.corpus_dir)) fail("inside the corpus of " + pipeline.label() + " (" + display_path(pipeline.corpus_dir) + ")");
+  if (is_within(path, std::filesystem::weakly_canonical(pipeline.corpus_dir, ec))) fail("inside the corpus of " + pipeline.label() + " (" + display_path(pipeline.corpus_dir) + ")");
   // The index folder, and its tuned variants beside it.
   const std::filesystem::path index = std::filesystem::weakly_canonical(pipeline.index_dir, ec);
-  const std::filesystem::path relative = path.lexically_relative(index.parent_path());
-  if (!relative.empty() && *relative.begin() != ".." &&
-      (*relative.begin() == index.filename() || relative.begin()->string().starts_with(index.filename().string() + "@")))
+  const std::filesystem::path beside = path.lexically_relative(index.parent_path());
+  if (is_within(path, index) || (!beside.empty() && beside.begin()->string().starts_with(index.filename().string() + "@")))
     fail("inside the index folder of " + pipeline.label() + " (" + display_path(pipeline.index_dir) + ")");
 }
 

@@ -18,6 +18,7 @@
 #include "page_assets.hpp"
 #include "rag/error.hpp"
 #include "rag/responses.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag::cli {
 namespace {
@@ -36,21 +37,16 @@ bool accepts_event_stream(std::string_view accept) {
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
     return s;
   };
-  const auto lower = [](std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-  };
   for (std::size_t begin = 0; begin <= accept.size();) {
     const std::size_t end = std::min(accept.find(',', begin), accept.size());
     const std::string_view range = accept.substr(begin, end - begin);
     begin = end + 1;
     const std::size_t semicolon = std::min(range.find(';'), range.size());
-    if (lower(trim(range.substr(0, semicolon))) != "text/event-stream") continue;
+    if (utf8::lower(trim(range.substr(0, semicolon))) != "text/event-stream") continue;
     double weight = 1;
     for (std::size_t p = semicolon; p < range.size();) {
       const std::size_t next = std::min(range.find(';', p + 1), range.size());
-      const std::string parameter = lower(trim(range.substr(p + 1, next - p - 1)));
+      const std::string parameter = utf8::lower(trim(range.substr(p + 1, next - p - 1)));
       if (parameter.starts_with("q=")) weight = std::strtod(parameter.c_str() + 2, nullptr);
       p = next;
     }

@@ -43,6 +43,10 @@ class AtomicFile {
   std::size_t size_ = 0;
 };
 
+/// Whether `path` is `folder` or below it, read lexically (normalise both first when they may
+/// hold "..", links or a relative start).
+bool is_within(const std::filesystem::path& path, const std::filesystem::path& folder);
+
 /// Throws rag::Error when the folder that would hold the file `path` is missing or not a folder:
 /// what AtomicFile says at the end of a long run, said before it (a mistyped folder is never made).
 void check_folder_of(const std::filesystem::path& path);

@@ -27,11 +27,6 @@ using ChunksHolding = std::function<std::size_t(std::string_view word)>;
 /// Whether a word (in lower case) is English.
 using IsWord = std::function<bool(std::string_view word)>;
 
-/// Whether `word` (lower case) is in the wamerican word list, read once (false without the list).
-bool in_english_word_list(std::string_view word);
-/// Whether that word list could be read.
-bool has_english_word_list();
-
 /// `query` with each word that no chunk holds (`holding` 0) and that is not English (`is_word`;
 /// by default, every word when the list is missing) replaced by the spelling one edit away that
 /// the most chunks hold, when at least three do; what was replaced goes to `respelt`

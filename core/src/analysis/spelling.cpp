@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "rag/analyzer.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 namespace {
@@ -100,11 +101,11 @@ const WordList& english_words() {
   return *list;
 }
 
-}  // namespace
-
 bool in_english_word_list(std::string_view word) { return english_words().words.count(word) > 0; }
 
 bool has_english_word_list() { return !english_words().words.empty(); }
+
+}  // namespace
 
 std::string respelt(std::string_view query, const ChunksHolding& holding, std::vector<Respelling>* respelt,
                     const IsWord& is_word) {
@@ -134,8 +135,7 @@ std::string respelt(std::string_view query, const ChunksHolding& holding, std::v
     const std::size_t start = i;
     i = end;
     if (word.size() < kMinRespeltLetters || identifier || acronym || inner_capital || name) continue;
-    std::string lower(word);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string lower = utf8::lower(word);
     // The index before the word list: reading the list costs more than a few searches, and
     // is needed only for a word the corpus lacks.
     if (stopwords_only.analyze(lower).empty() || holding(lower) > 0 || english(lower)) continue;

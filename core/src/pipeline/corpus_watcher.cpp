@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "rag/error.hpp"
+#include "rag/file_io.hpp"
 
 namespace rag {
 namespace fs = std::filesystem;
@@ -40,10 +41,7 @@ CorpusWatcher::CorpusWatcher(fs::path root, std::vector<fs::path> ignored)
 CorpusWatcher::~CorpusWatcher() { ::close(fd_); }
 
 bool CorpusWatcher::ignored(const fs::path& path) const {
-  return std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) {
-    const auto [end, _] = std::mismatch(i.begin(), i.end(), path.begin(), path.end());
-    return end == i.end();
-  });
+  return std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) { return is_within(path, i); });
 }
 
 void CorpusWatcher::watch_tree(const fs::path& folder) {
@@ -86,8 +84,7 @@ void CorpusWatcher::watch_link(const fs::path& link) {
   if (!fs::is_regular_file(link, ec)) return;  // a link to a folder, or to nothing
   const fs::path target = fs::weakly_canonical(link, ec);
   if (ec) return;
-  const fs::path relative = target.lexically_relative(root_);
-  if (!relative.empty() && *relative.begin() != "..") return;  // inside: its folder is watched
+  if (is_within(target, root_)) return;  // inside: its folder is watched
   const int wd = ::inotify_add_watch(fd_, link.c_str(), kEvents);  // follows the link
   if (wd >= 0) linked_[wd].insert(link);
 }

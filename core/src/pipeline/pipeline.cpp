@@ -5,6 +5,7 @@
 
 #include "rag/checksum.hpp"
 #include "rag/error.hpp"
+#include "rag/file_io.hpp"
 #include "rag/glob.hpp"
 #include "rag/project.hpp"
 #include "pipeline_overrides.hpp"
@@ -188,8 +189,7 @@ Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const 
   p.translation_where = file + ": translation";
   p.index_dir = resolve(top.string("index", top.required("index")));
   // The index folder is the index's alone: rebuilds delete other generations in it.
-  const std::filesystem::path corpus_in_index = p.corpus_dir.lexically_relative(p.index_dir);
-  if (p.index_dir == p.base || (!corpus_in_index.empty() && *corpus_in_index.begin() != ".."))
+  if (p.index_dir == p.base || is_within(p.corpus_dir, p.index_dir))
     top.fail_key("index", "must be a folder of its own (e.g. index/" + p.name +
                               "), not the project, the corpus or a folder that holds the corpus");
   if (const YAML::Node n = top.optional("plugin_paths"); n.IsDefined())

@@ -44,6 +44,11 @@ void create_folder(const std::filesystem::path& folder) {
   if (ec) throw Error(folder.string() + ": cannot create folder (" + ec.message() + "); choose a folder you can write to");
 }
 
+bool is_within(const std::filesystem::path& path, const std::filesystem::path& folder) {
+  const std::filesystem::path relative = path.lexically_relative(folder);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
 void check_folder_of(const std::filesystem::path& path) {
   std::error_code ec;
   const auto parent = path.parent_path();
