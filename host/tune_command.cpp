@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <set>
 
@@ -15,6 +14,7 @@
 #include "rag/evaluation.hpp"
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
+#include "rag/options.hpp"
 #include "rag/paired_test.hpp"
 #include "rag/project.hpp"
 
@@ -27,15 +27,7 @@ constexpr std::size_t kMaxConfigurations = 200;
 
 // Whether two values given as text are one: as numbers when both are ("0.9" and "0.90", "12e-1"
 // and "1.2"), else as written.
-bool same_value(const std::string& a, const std::string& b) {
-  const auto number = [](const std::string& s, double& value) {
-    char* end = nullptr;
-    value = std::strtod(s.c_str(), &end);
-    return !s.empty() && end == s.c_str() + s.size() && std::isfinite(value);
-  };
-  double x = 0, y = 0;
-  return number(a, x) && number(b, y) ? x == y : a == b;
-}
+bool same_value(const std::string& a, const std::string& b) { return canonical_number(a) == canonical_number(b); }
 
 // Whether two pipelines' YAML say the same, numbers compared as numbers.
 bool same_yaml(const YAML::Node& a, const YAML::Node& b) {

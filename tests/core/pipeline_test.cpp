@@ -126,6 +126,10 @@ TEST(Pipeline, OverridesThatChangeTheIndexGetAFolderOfTheirOwn) {
   // What does not change the index (names, the generator, a value as written) keeps its folder.
   EXPECT_EQ(Pipeline::load(file, {"generator={plugin: extractive}", "description=x"}).index_dir, written.index_dir);
   EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=1.5"}).index_dir, written.index_dir);
+  // Numbers by value, however they are spelt; a quoted one is a string.
+  EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=1.50"}).index_dir, written.index_dir);
+  EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=15e-1"}).index_dir, written.index_dir);
+  EXPECT_NE(Pipeline::load(file, {"retriever.options.k1='1.50'"}).index_dir, written.index_dir);
   EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=0.9", "index=elsewhere"}).index_dir, dir / "elsewhere");
 }
 

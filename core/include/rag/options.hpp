@@ -14,6 +14,9 @@
 
 namespace rag {
 
+/// The shortest text that reads back as `value` ("0.2", not "0.20000000000000001").
+std::string shortest_text(double value);
+
 class Options {
  public:
   /// `where` names the place for messages, e.g. "configs/default.yaml: retriever.options".
@@ -27,7 +30,7 @@ class Options {
   T get(std::string_view key, T fallback) {
     const YAML::Node value = lookup(key);
     if (!value.IsDefined() || value.IsNull()) {
-      if constexpr (std::is_floating_point_v<T>) record(key, YAML::Node(shortest(fallback)));
+      if constexpr (std::is_floating_point_v<T>) record(key, YAML::Node(shortest_text(fallback)));
       else record(key, YAML::Node(fallback));
       return fallback;
     }
@@ -74,13 +77,19 @@ class Options {
     }
   }
   static std::string describe(const YAML::Node& value);
-  /// The shortest text that reads back as `value` ("0.2", not "0.20000000000000001").
-  static std::string shortest(double value);
 
   YAML::Node node_;
   std::string where_;
   std::set<std::string, std::less<>> read_;
   YAML::Node effective_{YAML::NodeType::Map};  ///< a node of the parent's effective(), for a child
 };
+
+/// `text` in its shortest form when it reads as a finite number ("1.20", "12e-1" and "1.2" are
+/// all "1.2"), else `text` as it is: what a value says rather than how it is spelt.
+std::string canonical_number(const std::string& text);
+
+/// A copy of `node` with every plain (unquoted) scalar passed through canonical_number(), for
+/// comparing or digesting YAML by what it says. Quoted scalars are strings and stay as written.
+YAML::Node canonical_numbers(const YAML::Node& node);
 
 }  // namespace rag

@@ -1,6 +1,7 @@
 #include "rag/options.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace rag {
@@ -101,7 +102,7 @@ void Options::fail(std::string_view key, std::string_view message) const {
   throw Error(where_ + "." + std::string(key) + ": " + std::string(message));
 }
 
-std::string Options::shortest(double value) {
+std::string shortest_text(double value) {
   char text[32];
   const auto end = std::to_chars(text, text + sizeof text, value).ptr;
   return std::string(text, end);
@@ -113,6 +114,34 @@ std::string Options::describe(const YAML::Node& value) {
     case YAML::NodeType::Map: return "a mapping";
     case YAML::NodeType::Scalar: return "'" + value.Scalar() + "'";
     default: return "nothing";
+  }
+}
+
+std::string canonical_number(const std::string& text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value)) return text;
+  return shortest_text(value);
+}
+
+YAML::Node canonical_numbers(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: {
+      if (node.Tag() == "!") return YAML::Clone(node);  // quoted: a string whatever it reads as
+      return YAML::Node(canonical_number(node.Scalar()));
+    }
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const auto& item : node) out.push_back(canonical_numbers(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& entry : node) out[YAML::Clone(entry.first)] = canonical_numbers(entry.second);
+      return out;
+    }
+    default: return YAML::Clone(node);
   }
 }
 

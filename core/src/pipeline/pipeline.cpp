@@ -7,6 +7,7 @@
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
 #include "rag/glob.hpp"
+#include "rag/options.hpp"
 #include "rag/project.hpp"
 #include "pipeline_overrides.hpp"
 
@@ -264,9 +265,10 @@ std::vector<const ChunkerRule*> Pipeline::chunkers_for(std::string_view relative
 }
 
 std::string Pipeline::content_hash() const {
+  // Numbers by value: --set k1=1.20 is the pipeline that says 1.2, and shares its index.
   auto dump = [](const YAML::Node& node) {
     YAML::Emitter out;
-    out << node;
+    out << canonical_numbers(node);
     return std::string(out.c_str());
   };
   Digest d;
