@@ -5,6 +5,7 @@
 
 #include "rag/error.hpp"
 #include "rag/glob.hpp"
+#include "rag/options.hpp"
 #include "rag/project.hpp"
 #include "test_support.hpp"
 
@@ -83,6 +84,24 @@ TEST(Pipeline, HashFollowsContentNotNames) {
   const Pipeline resized = Pipeline::load(dir / "a.yaml", {"chunkers[*].options.max_chunk_size=800"});
   EXPECT_NE(resized.content_hash(), a.content_hash());
   EXPECT_EQ(resized.chunkers[1].options["max_chunk_size"].as<int>(), 800);
+}
+
+TEST(Pipeline, NumbersAreReadByValueAndTheDigestOfCanonicalOnesIsAsWritten) {
+  EXPECT_EQ(canonical_number("1.20"), "1.2");
+  EXPECT_EQ(canonical_number("12e-1"), "1.2");
+  EXPECT_EQ(canonical_number("2000"), "2000");
+  for (const std::string kept : {"english", "1.2.3", "nan", "inf", "", "0x10", "true"}) EXPECT_EQ(canonical_number(kept), kept);
+  // Indexes record their pipeline's digest: rewriting numbers must keep the text of the ones
+  // already canonical, their flow style included, or every index would read as another's.
+  const auto emit = [](const YAML::Node& node) {
+    YAML::Emitter out;
+    out << node;
+    return std::string(out.c_str());
+  };
+  const YAML::Node options = YAML::Load("{max_chunk_size: 2000, overlap: 0.5, analysis: {default: {stemmer: english}}, files: [\"**\"]}");
+  EXPECT_EQ(emit(canonical_numbers(options)), emit(options));
+  const YAML::Node spelt = YAML::Load("{max_chunk_size: 2000.0, overlap: 0.50, name: '0.50'}");
+  EXPECT_EQ(emit(canonical_numbers(spelt)), emit(YAML::Load("{max_chunk_size: 2000, overlap: 0.5, name: '0.50'}")));
 }
 
 TEST(Pipeline, PathsOfAPipelineInConfigsAreRelativeToTheProject) {

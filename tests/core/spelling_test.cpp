@@ -64,5 +64,26 @@ TEST(Spelling, ABritishSpellingReadsAsTheCorpusOne) {
             "the color of the logo");
 }
 
+TEST(Spelling, TheWorkIsBoundedWhateverTheQuestion) {
+  // A served question may be 4 KB of letters: each spelling one edit away is a count in the
+  // index, so only words of kMaxRespeltLetters or fewer are read, kMaxRespeltLookups at most.
+  std::size_t counted = 0;
+  const auto holding = [&](std::string_view w) {
+    ++counted;
+    return kHolding.count(w) ? kHolding.find(w)->second : std::size_t{0};
+  };
+  const auto none = [](std::string_view) { return false; };
+  const std::string long_word(4000, 'a');
+  EXPECT_EQ(rag::respelt(long_word, holding, nullptr, none), long_word);
+  EXPECT_EQ(counted, 0u);
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += "qwertyuiop" + std::string(1, static_cast<char>('a' + i % 26)) + " ";
+  counted = 0;
+  EXPECT_EQ(rag::respelt(many, holding, nullptr, none), many);
+  EXPECT_LE(counted, kMaxRespeltLookups * (1 + 54 * (kMaxRespeltLetters + 1)) + 100);
+  // The typos within reach are still read.
+  EXPECT_EQ(rag::respelt("tokenzier schedulr speculatove", holding, nullptr, none), "tokenizer scheduler speculative");
+}
+
 }  // namespace
 }  // namespace rag

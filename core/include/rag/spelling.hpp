@@ -30,7 +30,8 @@ using IsWord = std::function<bool(std::string_view word)>;
 /// `query` with each word that no chunk holds (`holding` 0) and that is not English (`is_word`;
 /// by default, every word when the list is missing) replaced by the spelling one edit away that
 /// the most chunks hold, when at least three do; what was replaced goes to `respelt`
-/// (when given). Read so: words of at least kMinRespeltLetters ASCII letters that are not
+/// (when given). Read so: words of kMinRespeltLetters to kMaxRespeltLetters ASCII letters, the
+/// first kMaxRespeltLookups the corpus and the list lack, that are not
 /// English stopwords, not in capitals alone (an acronym), not capitalised past the first word (a
 /// name: "the Krebs cycle") nor with a capital inside (vLLM), and not touching '_', '-', '.', '/',
 /// digits or backticks (an identifier, a flag, a path). A capitalised first word keeps its
@@ -40,5 +41,12 @@ std::string respelt(std::string_view query, const ChunksHolding& holding, std::v
 
 /// Words shorter than this are not respelt: one edit away from a short word are many others.
 inline constexpr std::size_t kMinRespeltLetters = 5;
+/// Nor longer ones: no English word is, and a word of L letters has about 54 L spellings one
+/// edit away, each counted in the index, so that a question of long random words could hold a
+/// server for seconds.
+inline constexpr std::size_t kMaxRespeltLetters = 24;
+/// At most this many words of a question are looked up (the first ones that could be typos):
+/// more unknown words than that are not typos but a question about something else, or noise.
+inline constexpr std::size_t kMaxRespeltLookups = 3;
 
 }  // namespace rag

@@ -119,6 +119,7 @@ std::string respelt(std::string_view query, const ChunksHolding& holding, std::v
   }());
   std::string out;
   std::size_t copied = 0;
+  std::size_t lookups = 0;
   for (std::size_t i = 0; i < query.size();) {
     if (!is_letter(query[i])) {
       ++i;
@@ -134,11 +135,14 @@ std::string respelt(std::string_view query, const ChunksHolding& holding, std::v
     const bool name = is_upper(word.front()) && query.substr(0, i).find_first_not_of(" \t\"'([{¿¡") != std::string_view::npos;
     const std::size_t start = i;
     i = end;
-    if (word.size() < kMinRespeltLetters || identifier || acronym || inner_capital || name) continue;
+    if (word.size() < kMinRespeltLetters || word.size() > kMaxRespeltLetters || identifier || acronym ||
+        inner_capital || name)
+      continue;
     const std::string lower = utf8::lower(word);
     // The index before the word list: reading the list costs more than a few searches, and
     // is needed only for a word the corpus lacks.
     if (stopwords_only.analyze(lower).empty() || holding(lower) > 0 || english(lower)) continue;
+    if (lookups++ == kMaxRespeltLookups) break;
     std::string best;
     std::size_t most = 0;
     for (std::string& candidate : one_edit_from(lower))

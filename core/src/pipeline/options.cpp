@@ -125,24 +125,26 @@ std::string canonical_number(const std::string& text) {
   return shortest_text(value);
 }
 
-YAML::Node canonical_numbers(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar: {
-      if (node.Tag() == "!") return YAML::Clone(node);  // quoted: a string whatever it reads as
-      return YAML::Node(canonical_number(node.Scalar()));
-    }
-    case YAML::NodeType::Sequence: {
-      YAML::Node out(YAML::NodeType::Sequence);
-      for (const auto& item : node) out.push_back(canonical_numbers(item));
-      return out;
-    }
-    case YAML::NodeType::Map: {
-      YAML::Node out(YAML::NodeType::Map);
-      for (const auto& entry : node) out[YAML::Clone(entry.first)] = canonical_numbers(entry.second);
-      return out;
-    }
-    default: return YAML::Clone(node);
+namespace {
+
+// Rewrites the plain scalars below `node` in place; assigning text keeps each node's style
+// (flow or block), so that a pipeline's digest reads as before wherever its numbers are canonical.
+void canonicalise(YAML::Node node) {
+  if (node.IsScalar()) {
+    if (node.Tag() != "!") node = canonical_number(node.Scalar());  // "!": quoted, a string
+  } else if (node.IsSequence()) {
+    for (YAML::Node item : node) canonicalise(item);
+  } else if (node.IsMap()) {
+    for (auto entry : node) canonicalise(entry.second);
   }
+}
+
+}  // namespace
+
+YAML::Node canonical_numbers(const YAML::Node& node) {
+  YAML::Node copy = YAML::Clone(node);
+  canonicalise(copy);
+  return copy;
 }
 
 }  // namespace rag
