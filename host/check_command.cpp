@@ -70,7 +70,7 @@ int check(const cli::Invocation& inv) {
   const cli::Format format = cli::read_format(*vm);
   const cli::LoadedPipeline loaded(*vm);
   const Pipeline& p = loaded.pipeline;
-  const IndexState state = inspect_index(p, /*verify=*/true);  // every index file read whole: damage is found
+  const IndexState state = inspect_index(loaded.stages, /*verify=*/true);  // every index file read whole: damage is found
   // Exit 1 for what `rag index` would stop at: a corpus that is not a folder, a damaged index.
   std::error_code ec;
   const std::string corpus_problem = std::filesystem::is_directory(p.corpus_dir, ec) ? ""

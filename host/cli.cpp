@@ -169,6 +169,13 @@ std::size_t warn_unindexed_truths(const std::vector<Question>& questions, const 
   return warn_unindexed_truths(truths, index, whose);
 }
 
+void note_cut_sources(const ResultsFile& results, const std::string& whose) {
+  if (results.sources_cut == 0) return;
+  std::cerr << "note: " << (whose.empty() ? "" : whose + ": ") << results.sources_cut << " sources were longer than "
+            << kMaxSourceChars << " characters, which the grader rejects, and were cut to their first " << kMaxSourceChars
+            << " (a chunker's max_chunk_size is above it)\n";
+}
+
 std::vector<std::pair<std::string, std::string>> outputs_given(const po::variables_map& vm,
                                                                const std::vector<std::string>& names) {
   std::vector<std::pair<std::string, std::string>> out;

@@ -37,7 +37,7 @@ struct DatasetRun {
 // Indexes what is missing or stale, reuses the rest.
 void prepare(Contender& c) {
   const Pipeline& pipeline = c.loaded->pipeline;
-  const IndexState state = inspect_index(pipeline);
+  const IndexState state = inspect_index(c.loaded->stages);
   if (state.kind == IndexState::Kind::missing) {
     std::cerr << c.letter << " (" << c.label << "): building its index (none yet at "
               << display_path(pipeline.index_dir) << ")\n";
@@ -53,6 +53,7 @@ void prepare(Contender& c) {
 
 DatasetRun run(const Contender& c, const std::vector<Question>& questions) {
   const ResultsFile results = search_questions(*c.index, questions, kMaxResultsK);
+  cli::note_cut_sources(results, c.letter + " (" + c.label + ")");
   DatasetRun r;
   r.evaluation = evaluate(questions, results);
   std::vector<double> latencies;

@@ -102,7 +102,7 @@ int serve(const cli::Invocation& inv) {
   std::cerr << "listening on http://" << (host.find(':') != std::string::npos ? "[" + host + "]" : host) << ":" << bound
             << std::endl;
   for (const auto& name : service.pipeline_names())
-    if (const IndexState state = inspect_index(service.pipeline(name).pipeline()); state.kind != IndexState::Kind::current)
+    if (const IndexState state = inspect_index(service.pipeline(name).stages()); state.kind != IndexState::Kind::current)
       log.note("warning: " + name + ": " + state.why + "; run `" + service.pipeline(name).pipeline().command("index") + "`");
   if (!is_loopback(host) && token.empty())
     log.note("warning: listening on " + host + " without a token: anyone who reaches this address can use the server "

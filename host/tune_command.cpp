@@ -195,13 +195,15 @@ int tune(const cli::Invocation& inv) {
     std::cerr << "configuration " << c + 1 << " of " << configs.size() << ": " << describe(configs[c]) << std::endl;
     // Built or brought up to date only when it is not current: a project that cannot be written
     // can still be tuned on indexes already there.
-    if (inspect_index(loaded[c]->pipeline).kind != IndexState::Kind::current) build_index(loaded[c]->stages);
+    if (inspect_index(loaded[c]->stages).kind != IndexState::Kind::current) build_index(loaded[c]->stages);
     const Index index(loaded[c]->stages);
     if (c == 0)
       for (std::size_t d = 0; d < datasets.size(); ++d) cli::warn_unindexed_truths(datasets[d], index, dataset_files[d]);
     data.score.emplace_back();
     for (const auto& questions : datasets) {
-      const Evaluation e = evaluate(questions, search_questions(index, questions, k));
+      const ResultsFile results = search_questions(index, questions, k);
+      cli::note_cut_sources(results, "configuration " + std::to_string(c + 1));
+      const Evaluation e = evaluate(questions, results);
       data.score.back().emplace_back();
       for (const auto& outcome : e.outcomes) data.score.back().back().push_back(question_recall(outcome, k));
     }

@@ -10,6 +10,7 @@
 #include "rag/corpus.hpp"
 #include "rag/dataset.hpp"
 #include "rag/file_io.hpp"
+#include "rag/index.hpp"
 #include "rag/score_accumulator.hpp"
 #include "rag/segment_store.hpp"
 #include "rag/source_file.hpp"
@@ -388,6 +389,33 @@ TEST(SourceFile, CodePointOffsets) {
   EXPECT_EQ(f.byte_offset(5), 11u);
   EXPECT_THROW(SourceFile("bad", "bad", "\xC3("), Error);
   EXPECT_THROW(SourceFile("overlong", "overlong", "\xC0\xAF"), Error);
+}
+
+TEST(ChunkFile, SpansOutOfRangeOrInsideACharacterAreRefused) {
+  // A chunker plugin's spans, as given: each one checked before the index converts it.
+  struct Fixed : Chunker {
+    std::vector<ChunkSpan> spans;
+    std::vector<ChunkSpan> chunk(const SourceFile&) const override { return spans; }
+  } chunker;
+  const SourceFile f("repo/x.md", "x.md", "a\xC3\xA9" "b");  // "aéb": é is bytes [1, 3)
+  chunker.spans = {{{0, 1}, ""}, {{1, 4}, ""}};
+  const std::vector<Chunk> chunks = chunk_file(f, chunker, "fixed");
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[1].first_char, 1u);
+  EXPECT_EQ(chunks[1].last_char, 3u);
+  const auto refused = [&](ByteRange r) {
+    chunker.spans = {{r, ""}};
+    try {
+      chunk_file(f, chunker, "fixed");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(refused({0, 2}), ::testing::HasSubstr("span [0, 2) for repo/x.md that cuts a UTF-8 character"));
+  EXPECT_THAT(refused({2, 4}), ::testing::HasSubstr("cuts a UTF-8 character"));
+  EXPECT_THAT(refused({0, 5}), ::testing::HasSubstr("the fixed chunker returned an invalid span [0, 5)"));
+  EXPECT_THAT(refused({3, 3}), ::testing::HasSubstr("invalid span [3, 3)"));
 }
 
 TEST(SourceFile, LineNumbersCountLineFeeds) {

@@ -89,6 +89,15 @@ TEST_F(BadInput, CorpusOfOnlyBinaryFiles) {
   expect_error("index --pipeline p.yaml", "2 files matched corpus.include, 2 passed over, e.g. a.py: skipped, binary");
 }
 
+TEST_F(BadInput, CorpusTheChunkersReturnNothingFor) {
+  // Read, but nothing to cut: the message points at the chunkers, not at corpus.include.
+  dir_.write("blank/a.py", "");
+  dir_.write("blank/b.md", "\n\n   \n");
+  write_variant("p.yaml", "root: repo", "root: blank");
+  expect_error("index --pipeline p.yaml", "2 files matched corpus.include; the chunkers returned none for 2, e.g. a.py); "
+                                          "check the chunkers of p.yaml");
+}
+
 TEST_F(BadInput, BinaryAndNonUtf8FilesArePassedOverWithANote) {
   dir_.write("repo/blob.md", std::string("# Title\n\0\0\0", 11));
   dir_.write("repo/latin1.py", "name = 'caf\xe9'\n");

@@ -86,6 +86,28 @@ TEST_F(CliTest, IndexSearchDatasetAndEvaluate) {
   EXPECT_THAT(alias.out, HasSubstr("recall@5   1.0000"));
 }
 
+TEST_F(CliTest, SourcesLongerThanTheGraderTakesAreCutToItsLimit) {
+  // A chunker may be allowed more than the grader's 2000 code points: the results file must
+  // still be one the grader accepts. Non-ASCII text, so that bytes are not code points.
+  std::string page = "# Long page\n\n";
+  while (page.size() < 9000) page += "The café's prefill scheduler batches requests. Ünïcode line\n";
+  dir_.write("repo/long.md", page);
+  dir_.write("long.json", R"({"rag_questions": [{"question_id": "l", "question": "How does the prefill scheduler batch?",
+     "sources": [{"file_path": "repo/long.md", "first_character_index": 0, "last_character_index": 1500}]}]})");
+  const std::string big = " --pipeline pipeline.yaml --set 'chunkers[*].options.max_chunk_size=6000'";
+  ASSERT_EQ(rag("index" + big).status, 0);
+  const Outcome searched = rag("search_dataset --dataset_path long.json --save_directory out --k 3" + big);
+  ASSERT_EQ(searched.status, 0) << searched.err;
+  EXPECT_THAT(searched.err, HasSubstr("were longer than 2000 characters, which the grader rejects, and were cut"));
+  const json saved = json::parse(testing::read_all(dir_ / "out/long.json"));
+  const json& top = saved["search_results"][0]["retrieved_sources"][0];
+  EXPECT_EQ(top["file_path"], "repo/long.md");
+  EXPECT_EQ(top["last_character_index"].get<int>() - top["first_character_index"].get<int>(), 2000);
+  const Outcome scored = rag("evaluate out/long.json long.json --json");
+  ASSERT_EQ(scored.status, 0) << scored.err;
+  EXPECT_DOUBLE_EQ(json::parse(scored.out)["recall@5"].get<double>(), 1.0);
+}
+
 TEST_F(CliTest, ChunksOracleMeasuresWhichGroundTruthSpansTheChunksReach) {
   index();
   dir_.write("answered.json", R"({"rag_questions": [
@@ -230,6 +252,24 @@ TEST_F(CliTest, OldFormatsAndRetrieversThatCannotUpdateAreRebuilt) {
   EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err,
               HasSubstr("note: building from scratch: the index at index has format 3, this rag reads format " + std::to_string(kIndexFormat) + "\n"));
   EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
+
+  // Another version of a chunker made the chunks (the manifest says which): they are made again.
+  manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  ASSERT_EQ(manifest["plugins"][0]["stage"], "chunkers[0]");
+  ASSERT_EQ(manifest["plugins"][0]["plugin"], "python");
+  const std::string version = manifest["plugins"][0]["version"];
+  manifest["plugins"][0]["version"] = "0.0.1";
+  dir_.write("index/manifest.json", manifest.dump());
+  const std::string why = "the index at index was built with python 0.0.1 (chunkers[0]); this is python " + version;
+  EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out, HasSubstr(why));
+  expect_error("search port --pipeline pipeline.yaml", why + "; run `rag index --pipeline pipeline.yaml` to rebuild it");
+  EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err, HasSubstr("note: building from scratch: " + why + "\n"));
+  manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  manifest.erase("plugins");
+  dir_.write("index/manifest.json", manifest.dump());
+  EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err,
+              HasSubstr("building from scratch: the index at index does not record its plugins' versions (an older rag built it)"));
+  EXPECT_THAT(expect_success("index --pipeline pipeline.yaml").err, HasSubstr("is up to date"));
 
   std::string fixed = testing::read_all(dir_ / "pipeline.yaml");
   fixed.replace(fixed.find("plugin: bm25"), 12, "{plugin: throwing_retriever, options: {updatable: false}}");

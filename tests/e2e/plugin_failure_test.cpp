@@ -108,6 +108,18 @@ TEST_P(PluginFailure, BecomesOneErrorLineAndExitOne) {
 INSTANTIATE_TEST_SUITE_P(EveryKindEntryPointAndException, PluginFailure, ::testing::ValuesIn(all_cases()), name_of);
 
 // answer_dataset calls the generator once per question: its failure ends the run the same way.
+TEST_F(FixtureRepoTest, HitsARetrieverMustNotReturnAreOneErrorNamingIt) {
+  for (const auto& [bad, expected] : {std::pair{"unknown_id", "a chunk that is not in the index"},
+                                      std::pair{"nan_score", "a score that is not a finite number"}}) {
+    dir_.write("bad.yaml", "corpus: {root: repo}\nchunkers: [{plugin: text, files: \"**\"}]\n"
+                           "retriever: {plugin: throwing_retriever, options: {bad_hit: " + std::string(bad) + "}}\n"
+                           "index: index\nplugin_paths: ['" + std::string(RAG_BINARY_DIR) + "/tests/bad_plugins/throwing_retriever']\n");
+    index("bad.yaml");
+    expect_error("search 'How does the server start?' --k 2 --pipeline bad.yaml",
+                 "the throwing_retriever retriever returned " + std::string(expected));
+  }
+}
+
 TEST_F(FixtureRepoTest, AnswerDatasetWithAFailingGeneratorIsOneError) {
   std::string text = kFixturePipeline;
   text += "generator: {plugin: throwing_generator, options: {fail_at: generate, exception: local}}\n";

@@ -1,5 +1,7 @@
 // A retriever that throws where its options say (see throwing.hpp); otherwise it returns the
-// first chunks not removed, in order. `updatable: false` makes it one that cannot update an index.
+// first chunks not removed, in order. `updatable: false` makes it one that cannot update an index;
+// `bad_hit: unknown_id` or `nan_score` makes its first hit one the index must refuse.
+#include <cmath>
 #include <fstream>
 
 #include "rag/plugin.hpp"
@@ -11,6 +13,7 @@ class ThrowingRetriever final : public rag::Retriever {
  public:
   explicit ThrowingRetriever(rag::Options& options)
       : updatable_(options.get<bool>("updatable", true)),
+        bad_hit_(options.get_choice("bad_hit", "none", {"none", "unknown_id", "nan_score"})),
         failure_(options, {"build", "updatable", "merge", "open", "search"}) {}
   void build(const rag::SegmentChunks& chunks, const std::filesystem::path& dir) override {
     failure_.maybe_throw("build");
@@ -33,11 +36,14 @@ class ThrowingRetriever final : public rag::Retriever {
     std::vector<rag::Hit> hits;
     for (std::uint32_t id = 0; id < segments_->id_limit() && hits.size() < k; ++id)
       if (!segments_->is_removed(id)) hits.push_back({id, 1.0 / (1.0 + id)});
+    if (!hits.empty() && bad_hit_ == "unknown_id") hits.front().chunk = segments_->id_limit() + 7;
+    if (!hits.empty() && bad_hit_ == "nan_score") hits.front().score = std::nan("");
     return hits;
   }
 
  private:
   bool updatable_;  // read before failure_, which checks that no other option is left
+  std::string bad_hit_;
   throwing::Failure failure_;
   const rag::SegmentList* segments_ = nullptr;
 };

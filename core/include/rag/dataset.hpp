@@ -53,6 +53,9 @@ struct SearchResult {
 struct ResultsFile {
   std::vector<SearchResult> results;
   std::size_t k = 10;
+  /// Sources longer than kMaxSourceChars that search_questions() cut to their first
+  /// kMaxSourceChars code points, so that the grader accepts them (not written to the file).
+  std::size_t sources_cut = 0;
 };
 
 /// The grader's limits on a results file.

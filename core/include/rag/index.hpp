@@ -84,10 +84,11 @@ struct IndexState {
   bool damaged = false;     ///< stale because a file of it is damaged: `rag index --full` mends it
   nlohmann::json manifest;  ///< for stale and current: the index's manifest
 };
-/// Missing, stale (damaged, another format, another pipeline configuration, a changed or missing
-/// corpus), or current. With `verify`, also reads every index file whole and compares its
-/// checksum (what search does not do: it reads only what it needs).
-IndexState inspect_index(const Pipeline& pipeline, bool verify = false);
+/// Missing, stale (damaged, another format, another pipeline configuration, another version of a
+/// chunker or the retriever, a changed or missing corpus), or current. With `verify`, also reads
+/// every index file whole and compares its checksum (what search does not do: it reads only
+/// what it needs).
+IndexState inspect_index(const PipelineStages& stages, bool verify = false);
 
 /// The generation the pipeline's manifest names now ("" when there is no readable manifest): what
 /// a long-running reader compares with its Index::generation() to see a new commit.
@@ -153,7 +154,8 @@ constexpr std::size_t candidates_for(std::size_t k) { return 2 * k + 10; }
 std::vector<Hit> drop_repeats(const std::vector<Hit>& hits, const ChunkSource& chunks, std::size_t k);
 
 /// Searches every question (best `k` each), timing each search, with a progress bar on a
-/// terminal. What `search_dataset` writes and `compare` scores.
+/// terminal. What `search_dataset` writes and `compare` scores: a source longer than the
+/// grader's kMaxSourceChars is cut to that many code points (counted in `sources_cut`).
 ResultsFile search_questions(const Index& index, const std::vector<Question>& questions, std::size_t k);
 
 }  // namespace rag

@@ -60,7 +60,7 @@ class Section {
       if (known_.count(key)) continue;
       std::string allowed;
       for (const auto& k : known_) allowed += (allowed.empty() ? "" : ", ") + k;
-      throw Error(file_ + ": " + prefix() + "unknown key '" + key + "' (allowed: " + allowed + ")");
+      throw Error(file_ + ": " + (where_.empty() ? "" : where_ + ": ") + "unknown key '" + key + "' (allowed: " + allowed + ")");
     }
   }
   [[noreturn]] void fail_key(const std::string& key, const std::string& message) const {
@@ -265,8 +265,10 @@ std::vector<const ChunkerRule*> Pipeline::chunkers_for(std::string_view relative
 }
 
 std::string Pipeline::content_hash() const {
-  // Numbers by value: --set k1=1.20 is the pipeline that says 1.2, and shares its index.
+  // Numbers by value: --set k1=1.20 is the pipeline that says 1.2, and shares its index. No
+  // options, null and {} are one (a retriever with `search:` alone has {} once it is left out).
   auto dump = [](const YAML::Node& node) {
+    if (node.IsNull() || (node.IsMap() && node.size() == 0)) return std::string();
     YAML::Emitter out;
     out << canonical_numbers(node);
     return std::string(out.c_str());

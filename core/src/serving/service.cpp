@@ -172,7 +172,7 @@ json Service::pipelines_json() const {
     const auto generation = served.current();
     json chunkers = json::array();
     for (const auto& rule : p.chunkers) chunkers.push_back(rule.plugin);
-    const IndexState state = inspect_index(p);
+    const IndexState state = inspect_index(served.stages());
     json index = {{"state", state.kind == IndexState::Kind::current ? "current" : "stale"},
                   {"generation", generation->index.generation()},
                   {"chunks", generation->index.chunk_count()},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -27,9 +28,16 @@ using namespace index_folder;
 std::vector<Chunk> chunk_file(const SourceFile& file, const Chunker& chunker, const std::string& kind) {
   std::vector<Chunk> out;
   for (const ChunkSpan& span : chunker.chunk(file)) {
-    if (span.bytes.empty() || span.bytes.end > file.text().size())
-      throw Error("the " + kind + " chunker returned an invalid span [" + std::to_string(span.bytes.begin) + ", " +
-                  std::to_string(span.bytes.end) + ") for " + file.name());
+    const std::string_view text = file.text();
+    const auto between_characters = [&](std::size_t byte) {
+      return byte == text.size() || utf8::is_lead_byte(static_cast<unsigned char>(text[byte]));
+    };
+    const std::string shown = "[" + std::to_string(span.bytes.begin) + ", " + std::to_string(span.bytes.end) + ")";
+    if (span.bytes.empty() || span.bytes.end > text.size())
+      throw Error("the " + kind + " chunker returned an invalid span " + shown + " for " + file.name());
+    if (!between_characters(span.bytes.begin) || !between_characters(span.bytes.end))
+      throw Error("the " + kind + " chunker returned a span " + shown + " for " + file.name() +
+                  " that cuts a UTF-8 character: spans are byte offsets that must fall between characters");
     Chunk c;
     c.file_path = file.name();
     c.kind = kind;
@@ -75,7 +83,8 @@ void check_sizes(const Pipeline& pipeline, const json& manifest) {
 
 }  // namespace
 
-IndexState inspect_index(const Pipeline& pipeline, bool verify) {
+IndexState inspect_index(const PipelineStages& stages, bool verify) {
+  const Pipeline& pipeline = stages.pipeline();
   IndexState state;
   std::optional<json> manifest = try_manifest(pipeline);
   if (!manifest) {
@@ -88,7 +97,7 @@ IndexState inspect_index(const Pipeline& pipeline, bool verify) {
     state.why = display_path(pipeline.index_dir / kManifest) + " is damaged";
     return state;
   }
-  state.why = incompatibility(state.manifest, pipeline);
+  state.why = incompatibility(state.manifest, stages);
   if (!state.why.empty()) return state;
   try {
     std::vector<OpenSegment> segments;
@@ -153,7 +162,7 @@ Index::Index(PipelineStages& stages) {
   const auto open = [&] {
     manifest_ = read_manifest(pipeline);
     try {
-      if (auto problem = incompatibility(manifest_, pipeline); !problem.empty())
+      if (auto problem = incompatibility(manifest_, stages); !problem.empty())
         throw Error(problem + "; run `" + pipeline.command("index") + "` to rebuild it");
       check_sizes(pipeline, manifest_);
       auto opened = std::make_unique<Opened>();
@@ -254,9 +263,15 @@ std::vector<Hit> Index::search(std::string_view query, std::size_t k, std::vecto
       const Collect collect(warnings ? warnings : &given);
       hits = opened_->retriever->search(query, asked);
     }
-    for (const Hit& h : hits)
-      if (h.chunk >= id_limit() || opened_->list->is_removed(h.chunk))
-        throw Error("the retriever returned a chunk that is not in the index");
+    for (const Hit& h : hits) {
+      const auto fault = [&](const std::string& what) {
+        return Error("the " + opened_->pipeline->retriever.plugin + " retriever returned " + what + " (chunk " +
+                     std::to_string(h.chunk) + "); it is the plugin's fault: check it against docs/writing-a-retriever.md");
+      };
+      if (h.chunk >= id_limit()) throw fault("a chunk that is not in the index (ids are below " + std::to_string(id_limit()) + ")");
+      if (opened_->list->is_removed(h.chunk)) throw fault("a chunk removed from the index");
+      if (!std::isfinite(h.score)) throw fault("a score that is not a finite number");
+    }
     kept = drop_repeats(hits, *this, k);
     if (kept.size() == k || hits.size() < asked) break;
   }
@@ -347,8 +362,20 @@ ResultsFile search_questions(const Index& index, const std::vector<Question>& qu
   }
   ResultsFile results;
   results.k = k;
-  for (std::size_t i = 0; i < questions.size(); ++i)
-    results.results.push_back({questions[i].id, questions[i].text, to_sources(index, hits[i]), ms[i]});
+  for (std::size_t i = 0; i < questions.size(); ++i) {
+    std::vector<RetrievedSource> sources = to_sources(index, hits[i]);
+    for (std::size_t j = 0; j < sources.size(); ++j) {
+      RetrievedSource& s = sources[j];
+      if (s.span.last - s.span.first <= kMaxSourceChars) continue;
+      // A chunker's limit may be above the grader's: the chunk's beginning stands for it.
+      const std::string_view text = index.chunk(hits[i][j].chunk).text;
+      const std::size_t bytes = utf8::prefix_bytes(text, kMaxSourceChars);
+      s.span.last = s.span.first + kMaxSourceChars;
+      s.last_line = s.first_line + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bytes - 1), '\n'));
+      ++results.sources_cut;
+    }
+    results.results.push_back({questions[i].id, questions[i].text, std::move(sources), ms[i]});
+  }
   return results;
 }
 

@@ -86,7 +86,16 @@ std::string string_at(const json& manifest, const char* pointer) {
   return manifest.contains(p) && manifest.at(p).is_string() ? manifest.at(p).get<std::string>() : std::string();
 }
 
-std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
+json indexed_plugins(const PipelineStages& stages) {
+  json plugins = json::array();
+  for (const StageReport& s : stages.report())
+    if (s.stage == "retriever" || s.stage.starts_with("chunkers["))
+      plugins.push_back({{"stage", s.stage}, {"plugin", s.plugin}, {"version", s.version}});
+  return plugins;
+}
+
+std::string incompatibility(const json& manifest, const PipelineStages& stages) {
+  const Pipeline& pipeline = stages.pipeline();
   const json::json_pointer format_at("/format");
   const int format =
       manifest.contains(format_at) && manifest.at(format_at).is_number_integer() ? manifest.at(format_at).get<int>() : -1;
@@ -95,6 +104,20 @@ std::string incompatibility(const json& manifest, const Pipeline& pipeline) {
            ", this rag reads format " + std::to_string(kIndexFormat);
   if (string_at(manifest, "/pipeline/hash") != pipeline.content_hash())
     return "the index at " + display_path(pipeline.index_dir) + " was built with another configuration of the pipeline";
+  // A plugin's version says when what it makes changed (docs/writing-a-retriever.md); the same
+  // configuration guarantees the same plugins in the same places.
+  const json::json_pointer plugins_at("/plugins");
+  const json built = manifest.contains(plugins_at) ? manifest.at(plugins_at) : json();
+  const json now = indexed_plugins(stages);
+  if (built != now) {
+    const std::string at = "the index at " + display_path(pipeline.index_dir);
+    if (!built.is_array() || built.size() != now.size()) return at + " does not record its plugins' versions (an older rag built it)";
+    for (std::size_t i = 0; i < now.size(); ++i)
+      if (built[i] != now[i])
+        return at + " was built with " + built[i].value("plugin", "?") + " " + built[i].value("version", "?") + " (" +
+               built[i].value("stage", "?") + "); this is " + now[i].value("plugin", "?") + " " +
+               now[i].value("version", "?");
+  }
   return "";
 }
 

@@ -13,6 +13,7 @@
 #include "rag/pipeline.hpp"
 #include "rag/retriever.hpp"
 #include "rag/segment_store.hpp"
+#include "rag/stages.hpp"
 
 namespace rag::index_folder {
 
@@ -27,9 +28,12 @@ std::optional<nlohmann::json> try_manifest(const Pipeline& pipeline);
 nlohmann::json read_manifest(const Pipeline& pipeline);
 /// The string at `pointer` in the manifest, or "" when it is absent or not a string.
 std::string string_at(const nlohmann::json& manifest, const char* pointer);
-/// What makes the index of `manifest` unusable for the pipeline (another format or
-/// configuration), or "".
-std::string incompatibility(const nlohmann::json& manifest, const Pipeline& pipeline);
+/// The plugins whose output the index holds (the chunkers and the retriever), with their
+/// versions: what the manifest records as "plugins".
+nlohmann::json indexed_plugins(const PipelineStages& stages);
+/// What makes the index of `manifest` unusable for the stages' pipeline (another format,
+/// configuration, or version of a chunker or the retriever), or "".
+std::string incompatibility(const nlohmann::json& manifest, const PipelineStages& stages);
 /// The files whose time moved since they were indexed while their bytes did not (a touch), with
 /// their time now: the manifest's "retimed", by path below the corpus root. Their records keep
 /// the time they were indexed with; this is the one to compare.

@@ -396,13 +396,21 @@ void require_chunks(const Pipeline& pipeline, const CorpusListing& listing, cons
   for (const OpenSegment& s : segments) live += s.live_chunks;
   if (live > 0) return;
   std::vector<std::string> notes = listing.notes;
+  std::size_t read = 0;  // files the chunkers were given, which returned no span
+  std::string first_read;
   for (const OpenSegment& s : segments)
-    for (const std::uint32_t f : s.live_files()) notes.push_back(passed_over(s.store->file(f)));
-  std::string passed_over;
-  if (!notes.empty()) passed_over = ", " + std::to_string(notes.size()) + " passed over, e.g. " + notes.front();
-  throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" +
-              std::to_string(listing.files.size() + listing.notes.size()) + " files matched corpus.include" +
-              passed_over + "); check corpus.root and corpus.include in " + pipeline.label());
+    for (const std::uint32_t f : s.live_files()) {
+      const SegmentStore::File file = s.store->file(f);
+      if (!file.note.empty()) notes.push_back(passed_over(file));
+      else if (read++ == 0) first_read = std::string(file.relative_path);
+    }
+  std::string found = std::to_string(listing.files.size() + listing.notes.size()) + " files matched corpus.include";
+  if (!notes.empty()) found += ", " + std::to_string(notes.size()) + " passed over, e.g. " + notes.front();
+  if (read > 0)
+    throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" + found + "; the chunkers returned none for " +
+                std::to_string(read) + ", e.g. " + first_read + "); check the chunkers of " + pipeline.label());
+  throw Error("the corpus at " + pipeline.corpus_root + " gave no chunks (" + found +
+              "); check corpus.root and corpus.include in " + pipeline.label());
 }
 
 // Segments with nothing left go (a segment of files passed over stays: it records them, so that
@@ -424,9 +432,10 @@ void merge_segments(GenerationWriter& writer, const Retriever& retriever, std::v
 
 // Commits the new generation of `segments`: removal files for those that lost files, then the
 // manifest, written last and atomically; the report counts what it holds.
-json commit(const Pipeline& pipeline, const CorpusListing& listing, GenerationWriter& writer,
+json commit(const PipelineStages& stages, const CorpusListing& listing, GenerationWriter& writer,
             std::vector<OpenSegment>& segments, const CorpusDiff& diff, IndexReport& report,
             std::chrono::steady_clock::time_point start) {
+  const Pipeline& pipeline = stages.pipeline();
   const std::string generation = new_generation();
   json segment_list = json::array(), files = json::array();
   std::map<std::string, std::size_t> kinds;
@@ -473,6 +482,7 @@ json commit(const Pipeline& pipeline, const CorpusListing& listing, GenerationWr
       {"corpus",
        {{"root", pipeline.corpus_root}, {"files", report.files}, {"skipped", report.skipped}, {"fingerprint", listing.fingerprint}}},
       {"retriever", pipeline.retriever.plugin},
+      {"plugins", indexed_plugins(stages)},
       {"chunks", report.chunks},
       {"chunk_kinds", chunk_kinds},
       {"generation", generation},
@@ -502,7 +512,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   const std::optional<json> found = try_manifest(pipeline);
   if (!found) report.why_full = "no index yet";
   else if (!found->is_object()) report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
-  else report.why_full = incompatibility(*found, pipeline);
+  else report.why_full = incompatibility(*found, stages);
   if (report.why_full.empty()) {
     try {
       old = *found;
@@ -537,7 +547,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   add_segments(stages, writer, diff.to_index, segments);
   require_chunks(pipeline, listing, segments);
   merge_segments(writer, *retriever, segments, report);
-  const json manifest = commit(pipeline, listing, writer, segments, diff, report, start);
+  const json manifest = commit(stages, listing, writer, segments, diff, report, start);
   // The manifest now names the new generation: what older ones alone used can go.
   remove_unused(pipeline, manifest);
   return report;
