@@ -336,9 +336,10 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
         return Handled::Handled;
       }
   // A route asked with another method is refused before its body is read or looked at.
+  // HEAD goes where GET does (httplib answers it with the GET handler's headers alone).
   for (const auto& [path, method] : routes())
-    if (path == request.path && method != request.method) {
-      response.set_header("Allow", method);
+    if (path == request.path && method != request.method && !(method == "GET" && request.method == "HEAD")) {
+      response.set_header("Allow", method == "GET" ? "GET, HEAD" : method);
       refuse(response, 405, request.path + " takes " + method + ", not " + request.method);
       return Handled::Handled;
     }
@@ -402,7 +403,9 @@ void HttpApi::after(const httplib::Request& request, const httplib::Response& re
   for (const auto& [path, method] : routes()) known = known || path == request.path;
   const std::string route = known ? request.path : "other";
   metrics_.count_request(route, response.status, seconds);
-  json line = {{"time", utc_now()}, {"id", t_request.id}, {"method", request.method}, {"route", route},
+  // Numbered all the same (its response had no X-Request-Id); a request line too long has no method.
+  if (t_request.id.empty()) t_request.id = std::to_string(++g_request_number);
+  json line = {{"time", utc_now()}, {"id", t_request.id}, {"method", request.method.empty() ? json(nullptr) : json(request.method)}, {"route", route},
                {"status", response.status}, {"ms", seconds ? json(*seconds * 1000) : json(nullptr)}};
   line.update(t_request.fields);
   log_.write(json_text(line));
@@ -503,9 +506,9 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
           json done = {{"answer", answer["answer"]}, {"answered", answer["answered"]}, {"cited", json::array()}};
           for (const auto& s : answer["sources"])
             if (s["cited"].get<bool>()) done["cited"].push_back(s["number"]);
-          if (answer.contains("messages")) done["messages"] = answer["messages"];
-          done["generator"] = answer["generator"];
-          done["timings"] = answer["timings"];
+          // What the JSON answer says beside its text and sources, so that a stream loses nothing.
+          for (const char* key : {"support", "retrieval_query", "messages", "generator", "strategy", "timings"})
+            if (answer.contains(key)) done[key] = answer[key];
           send("done", done);
         } catch (const StreamStopped& stopped) {
           if (stopped.why.empty()) {

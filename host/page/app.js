@@ -260,6 +260,8 @@ class Run {
   showSources(data) {
     this.sources = data.sources;
     this.meta(`language ${data.language} · index ${data.generation}`);
+    // The answer is in the question's language, for a screen reader's voice too.
+    if (/^[a-z]{2,3}$/.test(data.language)) this.answer.lang = data.language;
     this.answer.replaceChildren(element('p', 'pending', this.sources.length ? 'Writing the answer…' : 'No source found.'));
     const list = this.node.querySelector('.sources');
     list.replaceChildren(...this.sources.map((s) => this.card(s)));
@@ -439,18 +441,31 @@ function readForm() {
   return { question: $('question').value.trim(), k, pipelines };
 }
 
-// The address says what is asked, so that a link runs it again.
+// The address says what is asked, so that a link runs it again; a question too long for an
+// address the server takes (8,192 characters, and each byte of non-ASCII text is three) is left
+// out of it.
 function remember({ question, k, pipelines }) {
   const params = new URLSearchParams({ q: question, pipeline: pipelines[0] });
   if (pipelines[1]) params.set('compare', pipelines[1]);
   if (k !== 5) params.set('k', k);
+  if (`${location.pathname}?${params}`.length > 8000) params.delete('q');
   const address = `${location.pathname}?${params}`;
   if (address !== `${location.pathname}${location.search}`) history.pushState(null, '', address);
 }
 
+// The server's limit on a question (RequestLimits::max_query_bytes): bytes of UTF-8, so that
+// a question in Cyrillic reaches it at about 2,000 letters.
+const kMaxQuestionBytes = 4096;
+
 async function ask(query) {
   if (!query.question) {
     setStatus('Type a question first.', true);
+    $('question').focus();
+    return;
+  }
+  const bytes = new TextEncoder().encode(query.question).length;
+  if (bytes > kMaxQuestionBytes) {
+    setStatus(`The question is too long: ${bytes} bytes in UTF-8, and the server takes ${kMaxQuestionBytes}. Shorten it.`, true);
     $('question').focus();
     return;
   }
@@ -484,6 +499,11 @@ async function ask(query) {
 function applyAddress() {
   const params = new URLSearchParams(location.search);
   $('question').value = params.get('q') || '';
+  if (!params.get('q')) {  // back at the start: nothing asked, nothing shown
+    page.controller?.abort();
+    $('runs').querySelectorAll('.run').forEach((node) => node.remove());
+    setStatus('');
+  }
   const known = (name) => page.pipelines.some((p) => p.name === name);
   if (known(params.get('pipeline'))) $('pipeline').value = params.get('pipeline');
   if (known(params.get('compare'))) {

@@ -214,6 +214,40 @@ check('a question the sources do not answer is said so, its closest sources list
   await page.close();
 });
 
+check('long questions: told when over the limit, kept out of an address too long to reload; Back clears', async () => {
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.locator('#pipeline option').first().waitFor({ state: 'attached' });
+  // 2,100 Cyrillic letters (and 700 spaces) are 4,900 bytes, over the server's 4,096: said before
+  // anything is sent.
+  await page.fill('#question', 'Как '.repeat(700));
+  await page.click('#submit');
+  await page.waitForFunction(() => /too long: \d+ bytes in UTF-8, and the server takes 4096/.test(document.getElementById('status').textContent));
+  assert.equal(await page.locator('.run').count(), 0);
+  // 1,600 letters (3,500 bytes) are asked, but an address of them would pass 8,192 characters
+  // (three a byte): left out of it.
+  const long = `${QUESTION} ${'сервер '.repeat(270)}`;
+  await page.fill('#question', long);
+  await page.click('#submit');
+  await waitForAnswer(page);
+  assert.doesNotMatch(page.url(), /[?&]q=/);
+  assert.match(page.url(), /pipeline=bm25/);
+  await page.reload();
+  await page.locator('#pipeline option').first().waitFor({ state: 'attached' });
+  // A Russian question's answer is marked as Russian; Back to the start page shows nothing asked.
+  await page.goto(server.url);
+  await page.locator('#pipeline option').first().waitFor({ state: 'attached' });
+  await page.fill('#question', 'Как загрузить квантованные контрольные точки?');
+  await page.click('#submit');
+  await waitForAnswer(page);
+  assert.equal(await page.locator('#answer-a').getAttribute('lang'), 'ru');
+  await page.goBack();
+  await page.waitForFunction(() => document.querySelectorAll('.run').length === 0);
+  assert.equal(await page.inputValue('#question'), '');
+  assert.equal(await page.locator('#status').textContent(), '');
+  await page.close();
+});
+
 check('the page loads without a failed request or a console error', async () => {
   const page = await context.newPage();
   const problems = [];

@@ -163,6 +163,7 @@ TEST_F(ServeTest, EveryRouteAnswersWithTheFieldsOfTheCommandLine) {
   }
   EXPECT_EQ(events.back().first, "done");
   EXPECT_EQ(events.back().second["answer"], answer["answer"]);
+  for (const char* key : {"answered", "support", "generator", "strategy"}) EXPECT_EQ(events.back().second[key], answer[key]) << key;
   EXPECT_EQ(pieces, answer["answer"]);
 
   // Source: by chunk id and by file and span, lines around it.
@@ -236,6 +237,7 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   const std::string metrics = c.Get("/metrics")->body;
   EXPECT_THAT(metrics, HasSubstr("rag_requests_total{route=\"other\",status=\"414\"} 1"));
   EXPECT_THAT(metrics, Not(HasSubstr("rag_request_seconds_count{route=\"other\"}"))) << "timed from the clock's epoch";
+  EXPECT_THAT(server.log(), ::testing::ContainsRegex("\"id\":\"[0-9]+\",\"method\":null,\"route\":\"other\",\"status\":414,\"ms\":null"));
   expect(c.Get("/api/search?q=port&pipeline=nope"), 404, "no pipeline named 'nope'");
   // What is wrong with the JSON, and where.
   expect(c.Post("/api/answer", "{not json", "application/json"), 400, "the body is not valid JSON (parse error at line 1, column 3");
@@ -278,7 +280,13 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   EXPECT_EQ(status_of(negative), 400) << negative;
   EXPECT_THAT(negative, HasSubstr("Content-Length must be a number of bytes, not '-5'"));
   EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /api/answer HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n")), 413);
-  EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /healthz HTTP/1.1\r\nHost: x\r\n\r\n")), 405);
+  const std::string posted = raw_exchange(server.port(), "POST /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(status_of(posted), 405);
+  EXPECT_THAT(posted, HasSubstr("Allow: GET, HEAD"));
+  // HEAD where GET goes (an uptime monitor's probe): the status and headers, no body.
+  const std::string head = raw_exchange(server.port(), "HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_of(head), 200) << head;
+  EXPECT_EQ(head.substr(head.find("\r\n\r\n") + 4), "");
   EXPECT_LT(std::chrono::steady_clock::now() - unsized_start, std::chrono::seconds(2));
   // Bytes that are not UTF-8 in a path or a header are written out (response, request log) as U+FFFD.
   EXPECT_EQ(status_of(raw_exchange(server.port(), "GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n")), 404);
