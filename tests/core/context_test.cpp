@@ -285,7 +285,7 @@ TEST(ContextConfig, OptionsAreCheckedAndNamed) {
   EXPECT_THAT(config_error("{budgett: 10}"), HasSubstr("p.yaml: context: unknown option 'budgett'"));
   EXPECT_THAT(config_error("{parents: {top: 2}}"), HasSubstr("p.yaml: context.parents: unknown option 'top'"));
   EXPECT_THAT(config_error("{budget: 5}"), HasSubstr("p.yaml: context.budget: must be between 100"));
-  EXPECT_THAT(config_error("{budget: many}"), HasSubstr("p.yaml: context.budget: has the wrong type"));
+  EXPECT_THAT(config_error("{budget: many}"), HasSubstr("p.yaml: context.budget: must be a whole number, got 'many'"));
   EXPECT_THAT(config_error("{prompt: {user: 'Q: {query}'}}"),
               HasSubstr("p.yaml: context.prompt.user: unknown placeholder {query} (known: {question}, {language}"));
   EXPECT_THAT(config_error("{prompt: {user: 'Sources: {sources}'}}"), HasSubstr("never mentions {question}"));

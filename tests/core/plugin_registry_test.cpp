@@ -135,7 +135,7 @@ TEST(PluginRegistry, BadOptionsAreRefusedByThePlugin) {
   YAML::Node node = YAML::Load("{k1: fast}");
   Options options(node, "p.yaml: retriever.options");
   EXPECT_THAT(error_of([&] { registry.make_retriever("bm25", options); }),
-              AllOf(HasSubstr("p.yaml: retriever.options.k1"), HasSubstr("wrong type")));
+              AllOf(HasSubstr("p.yaml: retriever.options.k1"), HasSubstr("must be a number, got 'fast'")));
   YAML::Node unknown = YAML::Load("{k2: 1}");
   Options unknown_options(unknown, "p.yaml: retriever.options");
   EXPECT_THAT(error_of([&] { registry.make_retriever("bm25", unknown_options); }), HasSubstr("unknown option 'k2'"));

@@ -96,6 +96,11 @@ TEST_F(BadInput, CorpusTheChunkersReturnNothingFor) {
   write_variant("p.yaml", "root: repo", "root: blank");
   expect_error("index --pipeline p.yaml", "2 files matched corpus.include; the chunkers returned none for 2, e.g. a.py); "
                                           "check the chunkers of p.yaml");
+  EXPECT_FALSE(fs::exists(dir_ / "index")) << "a folder the failed run made is left behind";
+  // A folder that was there before stays, whatever it holds.
+  fs::create_directories(dir_ / "index");
+  expect_error("index --pipeline p.yaml", "the chunkers returned none for 2");
+  EXPECT_TRUE(fs::exists(dir_ / "index"));
 }
 
 TEST_F(BadInput, BinaryAndNonUtf8FilesArePassedOverWithANote) {
@@ -251,6 +256,15 @@ TEST_F(BadInput, PipelineNotYaml) {
   expect_error("index --pipeline scalar.yaml", "a pipeline must be a YAML mapping");
   dir_.write("empty.yaml", "");
   expect_error("index --pipeline empty.yaml", "a pipeline must be a YAML mapping");
+  dir_.write("tabs.yaml", "corpus:\n  root: repo\nretriever:\n\tplugin: bm25\n");
+  expect_error("index --pipeline tabs.yaml", "(line 4 is indented with a tab: YAML indents with spaces only)");
+}
+
+TEST_F(BadInput, AnalysisOfAKindNoChunkerMakes) {
+  expect_error("search port --pipeline pipeline.yaml --set 'retriever.options.analysis={markdwn: {stemmer: none}}'",
+               "retriever.options.analysis: 'markdwn' is no kind of chunk of this pipeline; a kind is the name of a "
+               "chunker's plugin (here: default, markdown, python, text)");
+  EXPECT_FALSE(fs::exists(dir_ / "index"));
 }
 
 TEST_F(BadInput, PipelineUnknownKey) {
@@ -271,7 +285,7 @@ TEST_F(BadInput, PipelineWrongType) {
   write_variant("p.yaml", "root: repo", "root: [a, b]");
   expect_error("index --pipeline p.yaml", "p.yaml: corpus.root must be a string");
   write_variant("q.yaml", "{max_chunk_size: 400}}", "{max_chunk_size: big}}");
-  expect_error("index --pipeline q.yaml", "chunkers[0].options.max_chunk_size: has the wrong type");
+  expect_error("index --pipeline q.yaml", "chunkers[0].options.max_chunk_size: must be a whole number, got");
   write_variant("r.yaml", "retriever:\n  plugin: bm25", "retriever: bm25");
   expect_error("index --pipeline r.yaml", "retriever must be a mapping");
 }

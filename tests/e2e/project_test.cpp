@@ -109,7 +109,7 @@ TEST_F(ProjectTest, EveryCommandChecksTheWholePipelineFirst) {
   dir_.write("answered.json", R"({"rag_questions": [{"question_id": "q", "question": "port",
       "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 0, "last_character_index": 50}]}]})");
   const std::vector<std::pair<std::string, std::string>> mistakes = {
-      {"retriever: {plugin: bm25, options: {k1: high}}", "retriever.options.k1: has the wrong type ('high')"},
+      {"retriever: {plugin: bm25, options: {k1: high}}", "retriever.options.k1: must be a number, got 'high'"},
       {"retriever: {plugin: bm26}", "unknown retriever plugin 'bm26'"},
       {"retriever: {plugin: bm25, options: {analysis: {default: {stemmer: klingon}}}}", "klingon"},
       {"retriever: {plugin: bm25, options: {kl: 1.2}}", "unknown option 'kl'"},

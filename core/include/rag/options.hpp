@@ -73,7 +73,10 @@ class Options {
     try {
       return value.as<T>();
     } catch (const YAML::Exception&) {
-      fail(key, "has the wrong type (" + describe(value) + ")");
+      if constexpr (std::is_same_v<T, bool>) fail(key, "must be true or false, got " + describe(value));
+      else if constexpr (std::is_integral_v<T>) fail(key, "must be a whole number, got " + describe(value));
+      else if constexpr (std::is_floating_point_v<T>) fail(key, "must be a number, got " + describe(value));
+      else fail(key, "has the wrong type (" + describe(value) + ")");
     }
   }
   static std::string describe(const YAML::Node& value);

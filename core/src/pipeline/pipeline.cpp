@@ -1,6 +1,7 @@
 #include "rag/pipeline.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 
 #include "rag/checksum.hpp"
@@ -214,7 +215,18 @@ Pipeline Pipeline::load(const std::filesystem::path& path, const std::vector<std
   try {
     root = YAML::LoadFile(file.string());
   } catch (const YAML::Exception& e) {
-    throw Error(shown + ": not valid YAML: " + e.what());
+    // yaml-cpp's words for a tab in indentation ("illegal map value") do not say what is wrong.
+    std::string hint;
+    if (e.mark.line >= 0) {
+      std::ifstream in(file);
+      std::string line;
+      for (int n = 0; std::getline(in, line); ++n)
+        if (n <= e.mark.line && line.find('\t') < line.find_first_not_of(" \t")) {
+          hint = " (line " + std::to_string(n + 1) + " is indented with a tab: YAML indents with spaces only)";
+          break;
+        }
+    }
+    throw Error(shown + ": not valid YAML: " + e.what() + hint);
   }
   if (overrides.empty()) {
     Pipeline p = parse(root, file, shown);

@@ -1,5 +1,7 @@
 #include "rag/stages.hpp"
 
+#include <set>
+
 namespace rag {
 namespace {
 
@@ -11,6 +13,24 @@ StageReport describe(const PluginRegistry& registry, PluginKind kind, std::strin
     r.library = info->file;
   }
   return r;
+}
+
+// The retrievers' `analysis:` (rag/analyzer.hpp, AnalyzerSet) names chunk kinds, which are the
+// pipeline's chunkers: a kind no chunker makes ("markdwn") would be read and never used.
+void check_analysis_kinds(const Pipeline& pipeline, const YAML::Node& effective) {
+  if (!effective.IsMap()) return;
+  const YAML::Node analysis = effective["analysis"];
+  if (!analysis.IsDefined() || !analysis.IsMap()) return;
+  std::set<std::string> kinds;
+  for (const ChunkerRule& rule : pipeline.chunkers) kinds.insert(rule.plugin);
+  for (const auto& entry : analysis) {
+    const std::string kind = entry.first.as<std::string>();
+    if (kind == "default" || kinds.count(kind)) continue;
+    std::string known = "default";
+    for (const std::string& k : kinds) known += ", " + k;
+    throw Error(pipeline.retriever.where + ".options.analysis: '" + kind +
+                "' is no kind of chunk of this pipeline; a kind is the name of a chunker's plugin (here: " + known + ")");
+  }
 }
 
 }  // namespace
@@ -27,6 +47,7 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
   Options retriever_options(pipeline.retriever.options, pipeline.retriever.where + ".options");
   retriever_ = registry.make_retriever(pipeline.retriever.plugin, retriever_options);
   report_.push_back(describe(registry, PluginKind::retriever, "retriever", pipeline.retriever.plugin, retriever_options));
+  check_analysis_kinds(pipeline, report_.back().options);
   Options context_options(pipeline.context, pipeline.context_where);
   context_ = ContextConfig::from_options(context_options);
   report_.push_back({"context", "", "", "", context_options.effective()});

@@ -74,11 +74,14 @@ void check_index_folder(const fs::path& index_dir) {
 
 // Held while `rag index` writes an index folder: two writers of one folder would each delete the
 // other's segments as leftovers. The kernel drops the lock when the process dies, even by SIGKILL.
+// A folder this run made goes again when the run ends without a manifest (a failed first build,
+// often of a --set experiment, left index/<name>@<digest>/ holding the lock alone).
 class IndexLock {
  public:
-  explicit IndexLock(const fs::path& index_dir) {
+  explicit IndexLock(const fs::path& index_dir) : dir_(index_dir) {
     check_index_folder(index_dir);
     std::error_code ec;
+    made_ = !fs::exists(index_dir, ec);
     fs::create_directories(index_dir, ec);
     if (ec) throw Error(display_path(index_dir) + ": cannot create folder (" + ec.message() + "); check `index:` in the pipeline");
     const fs::path file = index_dir / ".lock";
@@ -89,11 +92,17 @@ class IndexLock {
       throw IndexBusy("another `rag index` is writing " + display_path(index_dir) + " right now; wait for it to finish and run again");
     }
   }
-  ~IndexLock() { ::close(fd_); }
+  ~IndexLock() {
+    std::error_code ec;
+    if (made_ && !fs::exists(dir_ / kManifest, ec)) fs::remove_all(dir_, ec);  // before the lock goes
+    ::close(fd_);
+  }
   IndexLock(const IndexLock&) = delete;
   IndexLock& operator=(const IndexLock&) = delete;
 
  private:
+  fs::path dir_;
+  bool made_ = false;
   int fd_ = -1;
 };
 
