@@ -136,8 +136,18 @@ void check_output_beside(const std::string& option, const std::filesystem::path&
 
 std::size_t warn_unindexed_truths(const std::vector<SourceSpan>& truths, const Index& index, const std::string& whose) {
   std::set<std::string> missing;
-  for (const SourceSpan& t : truths)
-    if (const auto file = index.file(t.file_path); !file || file->chunk_count == 0) missing.insert(t.file_path);
+  std::size_t unfindable = 0;  // spans no retrieved span can overlap: empty, or past the file's end
+  for (const SourceSpan& t : truths) {
+    const auto file = index.file(t.file_path);
+    if (!file || file->chunk_count == 0) {
+      missing.insert(t.file_path);
+    } else if (t.last <= t.first || t.last > file->size) {  // a file has no more code points than bytes
+      if (unfindable++ < 3)
+        std::cerr << "warning: " << whose << " gives " << t.file_path << " the span [" << t.first << ", " << t.last << "), "
+                  << (t.last <= t.first ? "which is empty" : "which ends past the file's end") << ": recall cannot find it\n";
+    }
+  }
+  if (unfindable > 3) std::cerr << "warning: " << whose << ": " << unfindable << " ground-truth spans in all are empty or past their file's end\n";
   if (missing.empty()) return 0;
   std::set<std::string_view> indexed;
   index.for_each([&](std::uint32_t, const ChunkView& c) { indexed.insert(c.file_path); });

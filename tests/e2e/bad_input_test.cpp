@@ -551,6 +551,15 @@ TEST_F(BadSearch, TruthSpansAreChecked) {
                           "--set B:index=index-b --dataset prefixed.json");
   EXPECT_THAT(two.err, HasSubstr("warning: prefixed.json (B) names repo/pkg/server.py, which matches no file of the index"));
   EXPECT_THAT(two.err, Not(HasSubstr("warning: prefixed.json names")));
+  // A span past its file's end, or empty, cannot be found either.
+  dir_.write("far.json", R"({"rag_questions": [{"question_id": "a", "question": "port",
+      "sources": [{"file_path": "repo/pkg/server.py", "first_character_index": 90000, "last_character_index": 90050}]},
+      {"question_id": "b", "question": "notes", "sources": [{"file_path": "repo/notes.txt", "first_character_index": 7,
+      "last_character_index": 7}]}]})");
+  const Outcome far = rag("chunks --pipeline pipeline.yaml --oracle far.json");
+  EXPECT_THAT(far.err, HasSubstr("warning: far.json gives repo/pkg/server.py the span [90000, 90050), which ends past the "
+                                 "file's end: recall cannot find it"));
+  EXPECT_THAT(far.err, HasSubstr("warning: far.json gives repo/notes.txt the span [7, 7), which is empty"));
 }
 
 TEST_F(BadSearch, FewerSourcesThanAskedIsANote) {

@@ -14,6 +14,7 @@ namespace rag {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 
 using testing::Outcome;
@@ -440,6 +441,19 @@ TEST_F(CliTest, PluginsListsWhatItFound) {
   ASSERT_EQ(extra.status, 0);
   EXPECT_THAT(extra.out, HasSubstr("retriever\tthrowing_retriever\t0.0.1"));
   EXPECT_THAT(extra.out, HasSubstr("problem: " + bad + "/no_entry/libno_entry.so: not a rag plugin"));
+
+  // A folder of the path holding a plugin named as a built-in one comes first: said, and its
+  // messages name its library.
+  const std::filesystem::path mine = dir_ / "mine";
+  std::filesystem::create_directories(mine);
+  std::filesystem::copy_file(std::string(RAG_BINARY_DIR) + "/rag-plugins/chunker/libtext.so", mine / "libtext.so");
+  const std::string path = "RAG_PLUGIN_PATH='" + mine.string() + "' ";
+  EXPECT_THAT(rag("plugins", path).out, HasSubstr("libtext.so: not used: the chunker plugin 'text' comes first from " +
+                                                  (mine / "libtext.so").string()));
+  const Outcome bad_option = rag("check --pipeline pipeline.yaml --set 'chunkers[2].options.colour=red'", path);
+  EXPECT_THAT(bad_option.err, HasSubstr("unknown option 'colour'"));
+  EXPECT_THAT(bad_option.err, HasSubstr("(the text plugin 1.0.0 of " + (mine / "libtext.so").string() + ")"));
+  EXPECT_THAT(rag("check --pipeline pipeline.yaml --set 'chunkers[2].options.colour=red'").err, Not(HasSubstr("plugin 1.0.0 of")));
 }
 
 }  // namespace

@@ -62,6 +62,7 @@ class PluginRegistry final : public PluginHost {
   void load(const std::filesystem::path& file) const;
   void load_all() const;
   std::shared_ptr<const boost::dll::shared_library> library_of(const PluginDescriptor& d) const;
+  std::filesystem::path file_of(const PluginDescriptor& d) const;
 
   std::vector<std::filesystem::path> folders_;
   // Loaded on demand, under the mutex: the registry is used through const references.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "plugin_boundary.hpp"
+#include "rag/file_io.hpp"
 #include "rag/project.hpp"
 
 namespace rag {
@@ -124,7 +125,11 @@ void PluginRegistry::load(const fs::path& file) const {
     return;
   }
   for (const auto& known : plugins_)
-    if (known.kind == d->kind && known.name == d->name) return;  // the first one loaded wins
+    if (known.kind == d->kind && known.name == d->name) {  // the first one loaded wins
+      problems_.push_back(file.string() + ": not used: the " + std::string(to_string(d->kind)) + " plugin '" + d->name +
+                          "' comes first from " + known.file.string() + " (earlier folders of the plugin path come first)");
+      return;
+    }
   plugins_.push_back({d->kind, d->name, d->version, d->summary, file});
   descriptors_.push_back(d);
   libraries_.push_back(std::make_shared<const boost::dll::shared_library>(std::move(library)));
@@ -154,10 +159,23 @@ const PluginDescriptor& PluginRegistry::descriptor(PluginKind kind, std::string_
 namespace {
 
 // A plugin's factory, guarded: a constructor may throw anything, and returns nothing at its peril.
+// A plugin that is not one of rag's own is named with its library in the message: a plugin path
+// may hold one of the same name as a built-in, which then comes first.
 template <class Make>
-auto construct(const PluginDescriptor& d, Options& options, Make make) {
+auto construct(const PluginDescriptor& d, const fs::path& library, Options& options, Make make) {
+  const fs::path program_folder = boost::dll::program_location().parent_path();
+  const fs::path file = library.lexically_normal();
+  const bool own = is_within(file, (program_folder / "rag-plugins").lexically_normal()) ||
+                   is_within(file, (program_folder / ".." / "lib" / "rag" / "plugins").lexically_normal());
   auto object = plugin_boundary::guarded(
-      [&] { return options.where() + ": the " + std::string(d.name) + " plugin failed to start"; }, make);
+      [&] { return options.where() + ": the " + std::string(d.name) + " plugin failed to start"; }, [&] {
+        try {
+          return make();
+        } catch (const Error& e) {
+          if (own) throw;
+          throw Error(std::string(e.what()) + " (the " + d.name + " plugin " + d.version + " of " + library.string() + ")");
+        }
+      });
   if (!object) throw Error(options.where() + ": the " + std::string(d.name) + " plugin made no object");
   return object;
 }
@@ -166,19 +184,25 @@ auto construct(const PluginDescriptor& d, Options& options, Make make) {
 
 std::unique_ptr<Chunker> PluginRegistry::make_chunker(std::string_view name, Options& options) const {
   const auto& d = descriptor(PluginKind::chunker, name, options);
-  return plugin_boundary::hold(construct(d, options, [&] { return d.make_chunker(options); }), library_of(d), d.name);
+  return plugin_boundary::hold(construct(d, file_of(d), options, [&] { return d.make_chunker(options); }), library_of(d), d.name);
 }
 
 std::unique_ptr<Retriever> PluginRegistry::make_retriever(std::string_view name, Options& options) const {
   const auto& d = descriptor(PluginKind::retriever, name, options);
-  return plugin_boundary::hold(construct(d, options, [&] { return d.make_retriever(options, *this); }), library_of(d),
+  return plugin_boundary::hold(construct(d, file_of(d), options, [&] { return d.make_retriever(options, *this); }), library_of(d),
                                d.name);
 }
 
 std::unique_ptr<Generator> PluginRegistry::make_generator(std::string_view name, Options& options) const {
   const auto& d = descriptor(PluginKind::generator, name, options);
-  return plugin_boundary::hold(construct(d, options, [&] { return d.make_generator(options); }), library_of(d),
+  return plugin_boundary::hold(construct(d, file_of(d), options, [&] { return d.make_generator(options); }), library_of(d),
                                d.name);
+}
+
+fs::path PluginRegistry::file_of(const PluginDescriptor& d) const {
+  const std::lock_guard lock(mutex_);
+  const auto at = std::find(descriptors_.begin(), descriptors_.end(), &d);
+  return plugins_[static_cast<std::size_t>(at - descriptors_.begin())].file;
 }
 
 std::shared_ptr<const boost::dll::shared_library> PluginRegistry::library_of(const PluginDescriptor& d) const {
