@@ -54,6 +54,12 @@ TEST(Translation, FrenchWordsTranslatedIdentifiersKeptFunctionWordsDropped) {
   EXPECT_THAT(query, AllOf(Not(HasSubstr(" le ")), Not(HasSubstr("avec"))));
   // Another form of a headword is found by its stem: "mémoires" is "mémoire".
   EXPECT_THAT(translator.translate("Quelle mémoire utiliser ?"), AllOf(HasSubstr("which"), HasSubstr("memory"), HasSubstr("use")));
+  // A pronoun after its verb ("puis-je", "est-il", "a-t-il") is not a flag to keep: the verb is
+  // read, the pronoun dropped; a flag written without its dashes stays one.
+  EXPECT_EQ(translator.translate("Comment puis-je installer le modèle ?"), "how install model|pattern");
+  EXPECT_EQ(translator.translate("Où est-il installé ?"), translator.translate("Où est installé ?"));
+  EXPECT_EQ(translator.translate("Le modèle a-t-il une mémoire ?"), translator.translate("Le modèle a une mémoire ?"));
+  EXPECT_THAT(translator.translate("Comment activer enable-lora ?"), HasSubstr("enable-lora"));
 }
 
 TEST(Translation, TheCorpusChoosesAmongTranslations) {

@@ -51,7 +51,9 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"installer", "install"}, {"installe", "install"}, {"utiliser", "use"}, {"utilise", "use"},
         {"activer", "enable"}, {"active", "enable"}, {"désactiver", "disable"}, {"désactive", "disable"},
         {"configurer", "configure"}, {"configure", "configure"}, {"charger", "load"}, {"charge", "load"},
-        {"définir", "set"}, {"définit", "set"}, {"compiler", "build compile"}, {"servir", "serve"}}},
+        {"définir", "set"}, {"définit", "set"}, {"compiler", "build compile"}, {"servir", "serve"},
+        // "puis-je", "peut-on", "dites-moi": the modal or the request, once its pronoun is off.
+        {"puis", ""}, {"peux", ""}, {"peut", ""}, {"pouvez", ""}, {"dois", ""}, {"doit", ""}, {"devez", ""}, {"dites", ""}}},
       {"de",
        {{"wie", "how"}, {"warum", "why"}, {"wieso", "why"}, {"wo", "where"}, {"was", "what"}, {"wer", "who"}, {"welche", "which"},
         {"welcher", "which"}, {"welches", "which"}, {"standardwert", "default value"}, {"standardmäßig", "default"},
@@ -97,10 +99,24 @@ bool is_cyrillic_text(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) == 0xD0 || static_cast<unsigned char>(c) == 0xD1; });
 }
 
+// French puts a subject or object pronoun after its verb, joined by a hyphen ("est-il",
+// "puis-je", "dites-moi", "a-t-il"): the verb is the word to read, the pronoun a function word.
+// Without this, such a pair reads as a flag ("enable-lora") and stays untranslated.
+std::string without_french_pronoun(std::string word) {
+  static const std::set<std::string_view> pronouns = {"je", "tu", "il", "elle", "on", "nous", "vous", "ils", "elles",
+                                                      "moi", "toi", "le", "la", "les", "lui", "leur", "y", "en"};
+  const std::size_t dash = word.rfind('-');
+  if (dash == std::string::npos || dash == 0 || !pronouns.count(std::string_view(word).substr(dash + 1))) return word;
+  word.resize(dash);
+  if (word.ends_with("-t")) word.resize(word.size() - 2);  // the euphonic t of "a-t-il"
+  return word;
+}
+
 // The question cut into words and kept spans: `quoted` or "quoted" text, and words that are
 // identifiers (digits, '_', '.', '/', inner capitals: tensor_parallel_size, vLLM, GPU), or, in a
-// question written in Cyrillic, anything in Latin letters.
-std::vector<Token> tokens_of(std::string_view question, bool cyrillic) {
+// question written in Cyrillic, anything in Latin letters. `code` is the question's language.
+std::vector<Token> tokens_of(std::string_view question, std::string_view code) {
+  const bool cyrillic = code == "ru";
   std::vector<Token> out;
   for (std::size_t i = 0; i < question.size();) {
     const char c = question[i];
@@ -136,6 +152,7 @@ std::vector<Token> tokens_of(std::string_view question, bool cyrillic) {
     // Guillemets, typographic quotes and Spanish marks are word bytes above; they are not part of words.
     for (const std::string_view mark : {"«", "»", "“", "”", "„", "¿", "¡"})
       for (std::size_t at; (at = word.find(mark)) != std::string::npos;) word.erase(at, mark.size());
+    if (code == "fr") word = without_french_pronoun(std::move(word));
     if (word.empty()) continue;
     const bool ascii = std::all_of(word.begin(), word.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
     const bool marked = std::any_of(word.begin(), word.end(), [](char ch) {
@@ -256,7 +273,7 @@ QueryTranslator::QueryTranslator(TranslationConfig config) : state_(std::make_un
     state_->glossary = Glossary::read(state_->config.glossary, languages, [&](std::string_view code, std::string_view text) {
       auto& stemmer = stemmers[std::string(code)];
       if (!stemmer) stemmer = std::make_unique<Stemmer>(code);
-      return stems_of(tokens_of(text, code == "ru"), *stemmer);
+      return stems_of(tokens_of(text, code), *stemmer);
     });
   }
 }
@@ -419,7 +436,7 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
     if (it == counts.end()) it = counts.emplace(std::string(w), count_in_corpus(w)).first;
     return it->second;
   });
-  const std::vector<Token> tokens = tokens_of(question, code == "ru");
+  const std::vector<Token> tokens = tokens_of(question, code);
   const auto& vocabulary = question_vocabulary(code);
   const Stemmer stemmer(code);
   const Glossed terms = glossed(state_->glossary, code, stems_of(tokens, stemmer));

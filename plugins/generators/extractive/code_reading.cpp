@@ -38,6 +38,11 @@ std::size_t find_outside(std::string_view code, std::size_t at, std::string_view
 
 }  // namespace
 
+bool is_placeholder(std::string_view statement) {
+  const std::string_view s = trim(statement);
+  return s == "pass" || s == "..." || s == "raise NotImplementedError" || s.starts_with("raise NotImplementedError(");
+}
+
 bool opens_block(std::string_view statement) {
   const std::string_view t = trim(statement);
   if (t.empty() || t.back() != ':') return false;

@@ -241,7 +241,9 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   for (std::size_t u = 0; u < units.size(); ++u) {
     double covered = 0;
     for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
-    if (covered == 0 || units[u].header) continue;  // a header row says nothing without its rows
+    // A header row says nothing without its rows, nor a placeholder ("raise NotImplementedError"
+    // matches "implemented") of anything.
+    if (covered == 0 || units[u].header || (units[u].code && is_placeholder(units[u].text))) continue;
     score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], in_docs(units[u]), defined) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
