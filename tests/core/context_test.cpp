@@ -305,6 +305,8 @@ TEST(CitedNumbers, FindsEachCitationOnceInOrder) {
   // Brackets in quoted code or logs are lists, not citations (a log line's "bs:[1, 32, 4]").
   EXPECT_EQ(cited_numbers("A log [1]\n\n```\nbs:[1, 32, 4], seq:[128]\n```\nand `x[4]` then [2]"), (std::vector<int>{1, 2}));
   EXPECT_EQ(cited_numbers("an unclosed ` quotes nothing [3]"), std::vector<int>{3});
+  // Only a fence of its own kind, as long or longer, closes one.
+  EXPECT_EQ(cited_numbers("[1]\n````\n~~~\nx[5]\n```\ny[6]\n````\n[2]"), (std::vector<int>{1, 2}));
 }
 
 }  // namespace

@@ -479,16 +479,21 @@ std::vector<int> cited_numbers(std::string_view answer) {
       }
     }
   };
-  bool fenced = false;
+  // A fence is closed by one of its own character at least as long (CommonMark): a "~~~" line
+  // inside a "```" block is code.
+  std::string_view fence;  // the open fence's run of ` or ~, empty outside code
   for (std::size_t begin = 0; begin < answer.size();) {
     const std::size_t end = std::min(answer.find('\n', begin), answer.size());
     const std::string_view line = answer.substr(begin, end - begin);
     begin = end + 1;
     if (is_fence_line(line)) {
-      fenced = !fenced;
+      const std::string_view marks = line.substr(line.find_first_not_of(" \t"));
+      const std::string_view run = marks.substr(0, marks.find_first_not_of(marks.front()));
+      if (fence.empty()) fence = run;
+      else if (run.front() == fence.front() && run.size() >= fence.size()) fence = {};
       continue;
     }
-    if (fenced) continue;
+    if (!fence.empty()) continue;
     // Inline code spans (`...`) left out; an unclosed backtick quotes nothing.
     std::size_t at = 0;
     for (std::size_t tick = line.find('`'); tick != std::string_view::npos; tick = line.find('`', at)) {
