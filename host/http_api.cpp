@@ -433,7 +433,10 @@ void HttpApi::route(httplib::Server& server) {
     const std::string pipeline = request.get_param_value("pipeline");
     const long long k = integer_param(request, "k").value_or(10);
     t_request.fields.update({{"pipeline", service_.pipeline(pipeline).pipeline().name}, {"k", k}});
-    const json result = service_.search(pipeline, request.get_param_value("q"), k);
+    const std::string as_written = request.get_param_value("as_written");
+    if (!as_written.empty() && as_written != "0" && as_written != "1")
+      throw RequestError(400, "as_written must be 0 or 1, got '" + as_written + "'");
+    const json result = service_.search(pipeline, request.get_param_value("q"), k, as_written == "1");
     t_request.fields.update({{"hits", result["retrieved_chunks"].size()},
                              {"timings", {{"retrieval_ms", result["metrics"]["search_time_ms"]}}}});
     send_json(response, 200, result);

@@ -93,10 +93,11 @@ int search(const cli::Invocation& inv) {
   options.add_options()
       ("query", cli::po::value<std::vector<std::string>>(), "the question (its words, quoted or not; - reads one per line)")
       ("k,k", cli::po::value<long long>()->default_value(10), "number of results (1-1000)")
-      ("truth", cli::po::value<std::vector<std::string>>(), "a ground-truth span FILE:FIRST:LAST, to report recall@5");
+      ("truth", cli::po::value<std::vector<std::string>>(), "a ground-truth span FILE:FIRST:LAST, to report recall@5")
+      ("as-written", "search the words as written: none respelt, nothing translated");
   cli::po::positional_options_description positional;
   positional.add("query", -1);
-  const auto vm = cli::parse(inv, "QUERY... [-k N] [--pipeline NAME|FILE] [--set KEY=VALUE ...] [--format text|json] [--truth FILE:FIRST:LAST]",
+  const auto vm = cli::parse(inv, "QUERY... [-k N] [--pipeline NAME|FILE] [--set KEY=VALUE ...] [--format text|json] [--truth FILE:FIRST:LAST] [--as-written]",
                              options, positional);
   if (!vm) return 0;
   if (!vm->count("query"))
@@ -119,18 +120,19 @@ int search(const cli::Invocation& inv) {
               << " chunks of the index; returning at most those\n";
 
   // A query in another language is read in English, as `rag answer` reads a question.
+  const bool as_written = vm->count("as-written") > 0;
   const auto run_query = [&](const std::string& text) {
     const auto start = Clock::now();
     std::vector<std::string> warnings;
     std::vector<Respelling> respelt;
-    const std::string read_as = read_question(loaded.stages.translator(), index, text, &respelt);
+    const std::string read_as = as_written ? text : read_question(loaded.stages.translator(), index, text, &respelt);
     const std::vector<Hit> hits = index.search(read_as, k, &warnings);
     const double elapsed = milliseconds_since(start);
     for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
     json result = results_json(index, text, hits, elapsed, warnings, truths, k);
     if (!respelt.empty()) {
       result["respelt"] = respelt_json(respelt);
-      if (format == cli::Format::text) std::cerr << "note: " << respelt_note(respelt) << "\n";
+      if (format == cli::Format::text) std::cerr << "note: " << respelt_note(respelt) << " (--as-written searches the words as written)\n";
     } else if (read_as != text) {
       result["translated_query"] = read_as;
       if (format == cli::Format::text) std::cerr << "note: read in English as: " << read_as << "\n";

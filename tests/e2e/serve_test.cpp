@@ -131,6 +131,8 @@ TEST_F(ServeTest, EveryRouteAnswersWithTheFieldsOfTheCommandLine) {
       EXPECT_EQ(found["retrieved_chunks"][i][field], cli["retrieved_chunks"][i][field]) << field;
   EXPECT_EQ(found["pipeline"], "pipeline");
   EXPECT_THAT(found["generation"].get<std::string>(), StartsWith("gen-"));
+  const json written = json::parse(c.Get("/api/search?q=TCP%20port%20parsed&k=2&as_written=1")->body);
+  EXPECT_EQ(written["retrieved_chunks"], found["retrieved_chunks"]);
 
   // Answer, as JSON and with chat messages.
   const auto answered = c.Post("/api/answer", R"({"question": "How is the TCP port number parsed?", "k": 3,
@@ -196,7 +198,7 @@ TEST_F(ServeTest, EveryRouteAnswersWithTheFieldsOfTheCommandLine) {
     if (attempt) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     metrics = c.Get("/metrics")->body;
   }
-  EXPECT_THAT(metrics, HasSubstr("rag_requests_total{route=\"/api/search\",status=\"200\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("rag_requests_total{route=\"/api/search\",status=\"200\"} 2"));
   EXPECT_THAT(metrics, HasSubstr("rag_stage_seconds_bucket{stage=\"generate\",le=\"+Inf\"} 2"));
   EXPECT_THAT(metrics, HasSubstr("rag_requests_in_flight 1"));  // this request
 
@@ -221,6 +223,7 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   expect(c.Get("/api/search"), 400, "q is missing or empty");
   expect(c.Get("/api/search?q=port&k=0"), 400, "k must be between 1 and 100");
   expect(c.Get("/api/search?q=port&k=ten"), 400, "k must be a whole number");
+  expect(c.Get("/api/search?q=port&as_written=yes"), 400, "as_written must be 0 or 1, got 'yes'");
   expect(c.Get("/api/search?q=" + std::string(5000, 'a')), 400, "the limit is 4096");
   // Media types are read as HTTP reads them: in any case, and with their weights.
   for (const auto& [accept, type] : std::vector<std::pair<std::string, std::string>>{

@@ -152,6 +152,12 @@ TEST_F(VllmRecall, SearchReadsMisspeltWordsAsTheCorpusSpellsThem) {
   EXPECT_EQ(results["retrieved_chunks"][0]["file_path"], "data/raw/vllm-0.10.1/docs/features/spec_decode.md");
   ASSERT_EQ(run("search 'How do I bake sourdough bread?' -k 5 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
   EXPECT_FALSE(nlohmann::json::parse(testing::read_all(out)).contains("respelt"));
+  // --as-written searches the words as the user wrote them.
+  ASSERT_EQ(run("search 'speculaitve decoding' --as-written -k 5 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+  const nlohmann::json written = nlohmann::json::parse(testing::read_all(out));
+  EXPECT_FALSE(written.contains("respelt"));
+  ASSERT_FALSE(written["retrieved_chunks"].empty());
+  EXPECT_NE(written["retrieved_chunks"][0]["file_path"], "data/raw/vllm-0.10.1/docs/features/spec_decode.md");
 }
 
 }  // namespace

@@ -126,8 +126,9 @@ class Service {
 
   /// GET /api/pipelines.
   nlohmann::ordered_json pipelines_json() const;
-  /// GET /api/search: `k` as given (checked here). Throws RequestError 400/404.
-  nlohmann::ordered_json search(std::string_view pipeline, const std::string& query, long long k);
+  /// GET /api/search: `k` as given (checked here); the query read in English and its typos
+  /// respelt unless `as_written`. Throws RequestError 400/404.
+  nlohmann::ordered_json search(std::string_view pipeline, const std::string& query, long long k, bool as_written = false);
   /// Throws RequestError (400, 404) when answer() would refuse these; cheap, for a caller that
   /// must know before it starts a stream.
   void check_answer(std::string_view pipeline, const std::string& question, long long k, long long max_message_chars);

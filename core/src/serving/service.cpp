@@ -188,7 +188,7 @@ json Service::pipelines_json() const {
   return {{"pipelines", std::move(list)}};
 }
 
-json Service::search(std::string_view name, const std::string& query, long long k) {
+json Service::search(std::string_view name, const std::string& query, long long k, bool as_written) {
   ServedPipeline& served = pipeline(name);
   const std::string q = checked_query(query, "q");
   const std::size_t count = checked_k(k);
@@ -197,7 +197,7 @@ json Service::search(std::string_view name, const std::string& query, long long 
   std::vector<std::string> warnings;
   // Read as an answer's question is: in English when in another language, typos respelt.
   std::vector<Respelling> respelt;
-  const std::string read_as = read_question(served.stages().translator(), generation->index, q, &respelt);
+  const std::string read_as = as_written ? q : read_question(served.stages().translator(), generation->index, q, &respelt);
   const std::vector<Hit> hits = generation->index.search(read_as, count, &warnings);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   metrics_.observe_stage("retrieve", ms / 1000);
