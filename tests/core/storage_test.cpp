@@ -139,15 +139,15 @@ TEST(CorpusSnapshot, ChangesAreDecidedByContent) {
   pipeline.corpus_dir = dir / "repo";
   const CorpusListing then = list_corpus(pipeline);
   CorpusSnapshot loaded;
-  for (const auto& entry : then.files) loaded.files.push_back({entry.relative_path, entry.size, entry.modified, read_source(entry).digest});
+  for (const auto& entry : then.files) loaded.files.push_back({entry.relative_path, entry.size, entry.changed, read_source(entry).digest});
   ASSERT_EQ(loaded.files.size(), 4u);
   EXPECT_TRUE(compare_corpus(loaded, list_corpus(pipeline)).empty());
-  // Sizes and times as std::filesystem gives them, so that indexes written before stay up to date.
+  // Sizes as std::filesystem gives them, times as stat's status change time.
   for (const auto& entry : then.files) {
     EXPECT_EQ(entry.size, std::filesystem::file_size(entry.path));
-    EXPECT_EQ(entry.modified, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::filesystem::last_write_time(entry.path).time_since_epoch())
-                                  .count());
+    struct stat status {};
+    ASSERT_EQ(::stat(entry.path.c_str(), &status), 0);
+    EXPECT_EQ(entry.changed, file_time(status.st_ctim.tv_sec, status.st_ctim.tv_nsec));
   }
 
   const auto later = std::filesystem::last_write_time(dir / "repo/touched.md") + std::chrono::hours(1);

@@ -126,12 +126,15 @@ TEST_F(BadInput, UnreadableFileIsPassedOverWithANote) {
   EXPECT_THAT(r.err, HasSubstr("Permission denied"));
   // Still unreadable, it is not read again at every update.
   EXPECT_THAT(rag("index --pipeline pipeline.yaml", unprivileged()).err, HasSubstr("up to date"));
-  // Made readable, it is read at the next update: a chmod changes neither its size nor its time;
+  // Made readable, it is read at the next update (a chmod moves its status change time);
   // `rag check` says so first, as the update sees it.
   EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text", unprivileged()).out, HasSubstr(": current"));
+  // Another user (here root) can read it though nothing of the file moved: said as well.
+  EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text").out,
+              HasSubstr("files the index passed over as unreadable that can be read now"));
   fs::permissions(dir_ / "repo/secret.md", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   EXPECT_THAT(rag("check --pipeline pipeline.yaml --format text", unprivileged()).out,
-              HasSubstr("files the index passed over as unreadable that can be read now"));
+              HasSubstr("stale: the corpus at repo changed since the index was built: 1 changed (secret.md)"));
   const Outcome again = rag("index --pipeline pipeline.yaml -v", unprivileged());
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_THAT(again.err, Not(HasSubstr("secret.md: skipped")));

@@ -264,6 +264,16 @@ TEST_F(Incremental, ATouchedFileKeepsItsChunks) {
   EXPECT_FALSE(manifest()["retimed"].contains("pkg/b.py"));
   ASSERT_EQ(rag("index --full --pipeline rebuilt.yaml").status, 0);
   EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
+  // Edited to the same size with its modification time set back (cp -p, rsync -t, tar x do so):
+  // its status change time still moves, and the edit is seen by check, search and index.
+  const auto time = fs::last_write_time(dir_ / "corpus/pkg/b.py");
+  dir_.write("corpus/pkg/b.py", "def h(z):\n    \"\"\"The scheduler batches requests.\"\"\"\n    return z\n");
+  fs::last_write_time(dir_ / "corpus/pkg/b.py", time);
+  EXPECT_THAT(rag("check --pipeline updated.yaml --format text").out, HasSubstr("stale"));
+  EXPECT_THAT(rag("search scheduler batches --pipeline updated.yaml").err, HasSubstr("changed since"));
+  EXPECT_THAT(rag("index --pipeline updated.yaml").err, HasSubstr("1 changed"));
+  ASSERT_EQ(rag("index --full --pipeline rebuilt.yaml").status, 0);
+  EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
 }
 
 // A file name that is not UTF-8 (Latin-1 "café.txt") can be touched, edited and reported: the

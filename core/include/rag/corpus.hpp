@@ -16,11 +16,15 @@ struct CorpusEntry {
   std::string name;           ///< as results name it: "<root>/<relative_path>"
   std::string path;           ///< to open it: the corpus folder joined with relative_path
   std::uintmax_t size = 0;
-  std::int64_t modified = 0;  ///< nanoseconds since the epoch of std::filesystem's clock (file_time())
+  /// When the file last changed, in nanoseconds since the epoch of std::filesystem's clock
+  /// (file_time()): its status change time (st_ctim), which every write moves, and so do the
+  /// copies and unpackings that set the modification time back (cp -p, rsync -t, tar x, touch
+  /// -r); an edit that kept both the size and the modification time went unseen.
+  std::int64_t changed = 0;
 };
 
-/// The time CorpusEntry::modified holds for a file modified at Unix time `seconds` +
-/// `nanoseconds` (stat's st_mtim): as std::filesystem::last_write_time gives it.
+/// The time CorpusEntry::changed holds for a file changed at Unix time `seconds` +
+/// `nanoseconds` (stat's st_ctim), on std::filesystem's clock.
 std::int64_t file_time(std::int64_t seconds, std::int64_t nanoseconds);
 
 struct CorpusListing {
@@ -55,7 +59,7 @@ struct CorpusSnapshot {
   struct File {
     std::string relative_path;
     std::uint64_t size = 0;
-    std::int64_t modified = 0;
+    std::int64_t changed = 0;
     std::uint64_t digest = 0;  ///< 0 for a file that could not be read
   };
   std::vector<File> files;

@@ -35,8 +35,9 @@ namespace rag {
 /// the corpus snapshot; 4: segments read in place; 5: pieces under min_chunk_size absorbed; 6:
 /// inverted indexes count the path and section fields apart, for BM25F; 7: compounds stemmed as
 /// other words are, so that "pagedattention" typed in lower case meets `PagedAttention`; 8: only
-/// those written without '_', '.' or '-').
-inline constexpr int kIndexFormat = 8;
+/// those written without '_', '.' or '-'; 9: a file's time is its status change time, not its
+/// modification time).
+inline constexpr int kIndexFormat = 9;
 
 struct IndexOptions {
   bool full = false;  ///< rebuild from scratch even when the index could be updated

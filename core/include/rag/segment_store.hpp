@@ -23,7 +23,7 @@ struct StoredFile {
   std::string name;  ///< as results name it ("data/raw/vllm-0.10.1/docs/a.md")
   std::uint32_t relative_start = 0;  ///< where the path below the corpus root starts in `name`
   std::uint64_t size = 0;
-  std::int64_t modified = 0;  ///< nanoseconds since the epoch
+  std::int64_t changed = 0;  ///< nanoseconds since the epoch
   std::uint64_t digest = 0;   ///< of its bytes (0: unreadable)
   std::string note;           ///< why it was passed over; empty when it was chunked
   std::string_view text;      ///< its text, when chunked (kept alive by the caller until written)
@@ -40,7 +40,7 @@ class SegmentStore final : public SegmentChunks {
     std::string_view relative_path;  ///< below the corpus root
     std::string_view note;
     std::uint64_t size = 0;
-    std::int64_t modified = 0;
+    std::int64_t changed = 0;
     std::uint64_t digest = 0;
     std::uint32_t first_chunk = 0;
     std::uint32_t chunk_count = 0;
@@ -75,7 +75,7 @@ class SegmentStore final : public SegmentChunks {
   };
   struct FileRecord {
     std::uint64_t name_offset, note_offset, size, digest, text_offset;
-    std::int64_t modified;
+    std::int64_t changed;
     std::uint32_t name_size, note_size;
     std::uint32_t first_chunk, chunk_count;
     std::uint64_t text_size;

@@ -78,7 +78,7 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
       listing.notes.push_back(relative + ": skipped, " + std::to_string(file.size) + " bytes is over corpus.max_file_size");
       continue;
     }
-    file.modified = file_time(status.st_mtim.tv_sec, status.st_mtim.tv_nsec);
+    file.changed = file_time(status.st_ctim.tv_sec, status.st_ctim.tv_nsec);
     file.path = root + relative;  // not a std::filesystem::path: that splits and stores every component
     file.name = pipeline.corpus_root + "/" + relative;
     file.relative_path = std::move(relative);
@@ -111,7 +111,7 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
             [](const auto& a, const auto& b) { return a.relative_path < b.relative_path; });
   Digest digest;
   for (const auto& f : listing.files)
-    digest.add(f.relative_path).add(static_cast<std::uint64_t>(f.size)).add(static_cast<std::uint64_t>(f.modified));
+    digest.add(f.relative_path).add(static_cast<std::uint64_t>(f.size)).add(static_cast<std::uint64_t>(f.changed));
   listing.fingerprint = digest.hex();
   return listing;
 }
@@ -179,7 +179,7 @@ CorpusChanges compare_corpus(const CorpusSnapshot& snapshot, const CorpusListing
       changes.added.push_back((current++)->relative_path);
     } else {
       const bool same = then->size == current->size &&
-                        (then->modified == current->modified || holds_content(current->path, then->digest));
+                        (then->changed == current->changed || holds_content(current->path, then->digest));
       if (!same) changes.changed.push_back(current->relative_path);
       ++then;
       ++current;

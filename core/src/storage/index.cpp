@@ -308,9 +308,9 @@ bool Index::changed_since_indexing(std::string_view file_path) const {
     const fs::path on_disk = opened_->pipeline->corpus_dir / std::string(indexed->relative_path);
     struct stat status {};
     if (::stat(on_disk.c_str(), &status) == 0) {
-      const std::int64_t modified = file_time(status.st_mtim.tv_sec, status.st_mtim.tv_nsec);
+      const std::int64_t changed = file_time(status.st_ctim.tv_sec, status.st_ctim.tv_nsec);
       differs = static_cast<std::uint64_t>(status.st_size) != indexed->size;
-      if (!differs && modified != indexed_time(opened_->retimed, *indexed)) differs = !holds_content(on_disk, indexed->digest);
+      if (!differs && changed != indexed_time(opened_->retimed, *indexed)) differs = !holds_content(on_disk, indexed->digest);
     }
   }
   opened_->changed.emplace(std::string(file_path), differs);

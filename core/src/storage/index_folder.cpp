@@ -58,7 +58,7 @@ RetimedFiles retimed_files(const json& manifest) {
 
 std::int64_t indexed_time(const RetimedFiles& retimed, const SegmentStore::File& file) {
   const auto moved = retimed.find(file.relative_path);
-  return moved != retimed.end() ? moved->second : file.modified;
+  return moved != retimed.end() ? moved->second : file.changed;
 }
 
 std::string missing_or_resized(const Pipeline& pipeline, const json& manifest) {

@@ -163,7 +163,7 @@ class GenerationWriter {
       for (const std::uint32_t f : s->live_files()) {
         const SegmentStore::File file = s->store->file(f);
         StoredFile stored{std::string(file.name), static_cast<std::uint32_t>(file.name.size() - file.relative_path.size()),
-                          file.size, file.modified, file.digest, std::string(file.note), s->store->file_text(f), {}};
+                          file.size, file.changed, file.digest, std::string(file.note), s->store->file_text(f), {}};
         for (std::uint32_t c = file.first_chunk; c < file.first_chunk + file.chunk_count; ++c) {
           const ChunkView v = s->store->chunk(c);
           // The store takes the path and the text from the file: the chunk keeps its place alone.
@@ -234,7 +234,7 @@ std::vector<StoredFile> chunk_files(const PipelineStages& stages, std::span<cons
     out.name = entry.name;
     out.relative_start = static_cast<std::uint32_t>(entry.name.size() - entry.relative_path.size());
     out.size = entry.size;
-    out.modified = entry.modified;
+    out.changed = entry.changed;
     const std::vector<const ChunkerRule*> rules = pipeline.chunkers_for(entry.relative_path);
     SourceRead read;
     try {
@@ -360,11 +360,11 @@ CorpusDiff diff_corpus(const CorpusListing& listing, std::vector<OpenSegment>& s
     const auto [s, f] = it->second;
     const SegmentStore::File file = segments[s].store->file(f);
     const bool same = file.size == entry.size && !readable_again(file, entry.path) &&
-                      (indexed_time(was_retimed, file) == entry.modified || holds_content(entry.path, file.digest));
+                      (indexed_time(was_retimed, file) == entry.changed || holds_content(entry.path, file.digest));
     // A name that is not UTF-8 cannot be a key of the manifest's JSON: such a file is read again
     // at each update that lists it changed, and keeps its chunks all the same.
-    if (same && entry.modified != file.modified && utf8::is_valid(entry.relative_path))
-      diff.retimed[entry.relative_path] = entry.modified;
+    if (same && entry.changed != file.changed && utf8::is_valid(entry.relative_path))
+      diff.retimed[entry.relative_path] = entry.changed;
     if (!same) {
       diff.to_index.push_back(&entry);
       ++report.changed;

@@ -45,7 +45,7 @@ void write_segment_store(const std::filesystem::path& file, std::span<const Stor
     r.relative_start = in.relative_start;
     std::tie(r.note_offset, r.note_size) = strings.add(in.note);
     r.size = in.size;
-    r.modified = in.modified;
+    r.changed = in.changed;
     r.digest = in.digest;
     r.text_offset = text_offset;
     r.text_size = in.text.size();
@@ -120,7 +120,7 @@ SegmentStore::File SegmentStore::file(std::uint32_t index) const {
   if (std::uint64_t{r.first_chunk} + r.chunk_count > chunks_.size() || r.relative_start > r.name_size)
     reader_.damaged("is inconsistent");
   const std::string_view name = string_at(r.name_offset, r.name_size);
-  return {name, name.substr(r.relative_start), string_at(r.note_offset, r.note_size), r.size, r.modified, r.digest,
+  return {name, name.substr(r.relative_start), string_at(r.note_offset, r.note_size), r.size, r.changed, r.digest,
           r.first_chunk, r.chunk_count};
 }
 
