@@ -313,6 +313,23 @@ TEST_F(ServeTest, SourceServesNothingOutsideTheIndex) {
     EXPECT_EQ(r->status, 404) << path << ": " << r->body;
     EXPECT_THAT(r->body, Not(HasSubstr("secret")));
   }
+  EXPECT_THAT(c.Get("/api/source?path=repo/link.txt&first=0&last=5")->body, HasSubstr("a link that leads out of it"));
+}
+
+// A span the index gave, of a file cut short since: search again (409), not the client's fault.
+TEST_F(ServeTest, SourceOfAFileCutShortSinceIndexingSaysSearchAgain) {
+  index();
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  auto c = client(server);
+  const std::string text = testing::read_all(dir_ / "repo/pkg/server.py");
+  const std::string span = "&first=" + std::to_string(text.size() - 20) + "&last=" + std::to_string(text.size());
+  EXPECT_EQ(c.Get("/api/source?path=repo/pkg/server.py" + span)->status, 200);
+  dir_.write("repo/pkg/server.py", text.substr(0, 40));
+  const auto cut = c.Get("/api/source?path=repo/pkg/server.py" + span);
+  EXPECT_EQ(cut->status, 409) << cut->body;
+  EXPECT_THAT(cut->body, HasSubstr("changed since it was indexed and is now shorter than the span"));
+  dir_.write("repo/pkg/server.py", text);  // the same bytes again: a span past the end is the client's
+  EXPECT_EQ(c.Get("/api/source?path=repo/pkg/server.py&first=0&last=99999")->status, 400);
 }
 
 TEST_F(ServeTest, TheTokenGuardsEveryRouteButHealth) {

@@ -58,9 +58,16 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
     if (type == DT_DIR) {
       if (relative == index_folder) continue;  // the index inside the corpus would index itself
       const int child = ::openat(fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (child >= 0) list_folder(child, relative + "/", root, pipeline, index_folder, listing);
-      else if (errno != EACCES && errno != EPERM)
-        listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
+      if (child >= 0) {
+        list_folder(child, relative + "/", root, pipeline, index_folder, listing);
+      } else {
+        // Said unless excluded whole: part of the corpus that cannot be read is not indexed.
+        const std::string inside = relative + "/x";
+        const bool excluded = std::any_of(pipeline.exclude.begin(), pipeline.exclude.end(),
+                                          [&](const std::string& p) { return glob_match(p, inside); });
+        if (!excluded)
+          listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
+      }
       continue;
     }
     if (type != DT_REG) continue;

@@ -343,8 +343,9 @@ json Service::source(std::string_view name, std::optional<long long> chunk, cons
   std::error_code ec;
   const fs::path on_disk = fs::weakly_canonical(p.base / file_path, ec);
   const fs::path corpus = fs::weakly_canonical(p.corpus_dir, ec);
-  const auto [corpus_end, _] = std::mismatch(corpus.begin(), corpus.end(), on_disk.begin(), on_disk.end());
-  if (ec || corpus_end != corpus.end()) throw RequestError(404, "'" + file_path + "' is not inside the corpus");
+  if (ec || !is_within(on_disk, corpus))
+    throw RequestError(404, "'" + file_path + "' is not inside the corpus, or is a link that leads out of it: its text "
+                                "is not served");
   std::string text;
   try {
     text = read_file(on_disk);
@@ -353,15 +354,19 @@ json Service::source(std::string_view name, std::optional<long long> chunk, cons
   }
   if (!utf8::is_valid(text)) throw RequestError(404, "'" + file_path + "' is not UTF-8 text now");
   const SourceFile file(file_path, file_path, std::move(text));
+  // Changed since indexing when its bytes are no longer those indexed.
+  const auto indexed = index.file(file_path);
+  const bool changed = !indexed || content_digest(file.text()) != indexed->digest;
   const std::size_t length = file.char_offset(file.text().size());
+  if (last_char > length && changed)  // a span the index gave, of a file cut short since
+    throw RequestError(409, file_path + " changed since it was indexed and is now shorter than the span (it ends at " +
+                                std::to_string(last_char) + ", the file at " + std::to_string(length) +
+                                "); search again once the index is updated");
   if (last_char > length)
     throw RequestError(400, "the span ends at " + std::to_string(last_char) + ", past the end of " + file_path + " (" +
                                 std::to_string(length) + " code points)");
   const std::size_t first_byte = file.byte_offset(first_char), last_byte = file.byte_offset(last_char);
   const auto [first_line, last_line] = file.lines_of({first_byte, last_byte});
-  // Changed since indexing when its bytes are no longer those indexed.
-  const auto indexed = index.file(file_path);
-  const bool changed = !indexed || content_digest(file.text()) != indexed->digest;
   const auto from = static_cast<std::size_t>(std::max<long long>(1, static_cast<long long>(first_line) - context));
   const std::size_t to = last_line + static_cast<std::size_t>(context);
   json lines = json::array();
