@@ -104,6 +104,21 @@ TEST(Pipeline, NumbersAreReadByValueAndTheDigestOfCanonicalOnesIsAsWritten) {
   EXPECT_EQ(emit(canonical_numbers(spelt)), emit(YAML::Load("{max_chunk_size: 2000, overlap: 0.5, name: '0.50'}")));
 }
 
+TEST(Pipeline, OptionsRecordCopiesNotThePipelinesOwnNodes) {
+  // yaml-cpp joins two documents' memory when a node of one goes into the other: the record of
+  // options read (made for every index opened) must not hold the pipeline's nodes, or the
+  // pipeline's document grows for good with every generation a server or a watch opens.
+  const YAML::Node pipeline = YAML::Load("{k1: 1.2, analysis: {default: {stemmer: english}}}");
+  Options options(pipeline, "p.yaml: retriever.options");
+  EXPECT_EQ(options.get<double>("k1", 0.9), 1.2);
+  Options analysis = options.child("analysis");
+  Options by_default = analysis.child("default");
+  EXPECT_EQ(by_default.get<std::string>("stemmer", "none"), "english");
+  EXPECT_FALSE(options.effective()["k1"].is(pipeline["k1"]));
+  EXPECT_FALSE(by_default.effective()["stemmer"].is(pipeline["analysis"]["default"]["stemmer"]));
+  EXPECT_EQ(options.effective()["analysis"]["default"]["stemmer"].as<std::string>(), "english");  // children still shared
+}
+
 TEST(Pipeline, PathsOfAPipelineInConfigsAreRelativeToTheProject) {
   testing::TempDir dir;
   // A folder named configs that is no project's (no default.yaml): paths are the file's own.

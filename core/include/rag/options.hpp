@@ -34,7 +34,11 @@ class Options {
       else record(key, YAML::Node(fallback));
       return fallback;
     }
-    record(key, value);
+    // A copy: yaml-cpp joins the memory of two documents when a node of one is assigned into the
+    // other, for as long as either lives. The pipeline's document grew by a few KB, for good,
+    // with every Options made of it: every index opened, every generation a server moved to,
+    // every update of a watch (and each join costs more than the last).
+    record(key, YAML::Clone(value));
     return convert<T>(key, value);
   }
 
