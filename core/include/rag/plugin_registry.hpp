@@ -61,6 +61,9 @@ class PluginRegistry final : public PluginHost {
   std::size_t find(PluginKind kind, std::string_view name) const;
   void load(const std::filesystem::path& file) const;
   void load_all() const;
+  /// The index in descriptors_ (and plugins_, libraries_) of a loaded plugin's descriptor; the
+  /// caller holds mutex_.
+  std::size_t slot_of(const PluginDescriptor& d) const;
   std::shared_ptr<const boost::dll::shared_library> library_of(const PluginDescriptor& d) const;
   std::filesystem::path file_of(const PluginDescriptor& d) const;
 

@@ -39,6 +39,9 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
                             std::error_code(errno, std::generic_category()).message() + ")");
     return;
   }
+  const auto matches = [](const std::vector<std::string>& patterns, const std::string& path) {
+    return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return glob_match(p, path); });
+  };
   while (const dirent* entry = ::readdir(folder.get())) {
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
@@ -61,20 +64,15 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
       if (child >= 0) {
         list_folder(child, relative + "/", root, pipeline, index_folder, listing);
       } else {
-        // Said unless excluded whole: part of the corpus that cannot be read is not indexed.
-        const std::string inside = relative + "/x";
-        const bool excluded = std::any_of(pipeline.exclude.begin(), pipeline.exclude.end(),
-                                          [&](const std::string& p) { return glob_match(p, inside); });
-        if (!excluded)
+        // Said unless excluded whole (a file in it would be): part of the corpus that cannot be
+        // read is not indexed.
+        if (!matches(pipeline.exclude, relative + "/x"))
           listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
       }
       continue;
     }
     if (type != DT_REG) continue;
-    auto matches = [&](const std::vector<std::string>& patterns) {
-      return std::any_of(patterns.begin(), patterns.end(), [&](const auto& p) { return glob_match(p, relative); });
-    };
-    if (!matches(pipeline.include) || matches(pipeline.exclude)) continue;
+    if (!matches(pipeline.include, relative) || matches(pipeline.exclude, relative)) continue;
     if (!stated && ::fstatat(fd, entry->d_name, &status, 0) != 0) {
       listing.notes.push_back(relative + ": skipped (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;

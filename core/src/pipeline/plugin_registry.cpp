@@ -77,6 +77,17 @@ const std::vector<std::string>& PluginRegistry::problems() const {
   return problems_;
 }
 
+namespace {
+
+// Where rag's own plugins are, after the folders a user adds.
+std::vector<fs::path> own_plugin_folders() {
+  const fs::path program_folder = boost::dll::program_location().parent_path();
+  return {program_folder / "rag-plugins",                       // a build tree
+          program_folder / ".." / "lib" / "rag" / "plugins"};  // an installation
+}
+
+}  // namespace
+
 std::vector<fs::path> PluginRegistry::search_path(const std::vector<fs::path>& extra) {
   std::vector<fs::path> folders = extra;
   if (const char* env = std::getenv("RAG_PLUGIN_PATH")) {
@@ -89,9 +100,7 @@ std::vector<fs::path> PluginRegistry::search_path(const std::vector<fs::path>& e
       rest.remove_prefix(colon + 1);
     }
   }
-  const fs::path program_folder = boost::dll::program_location().parent_path();
-  folders.push_back(program_folder / "rag-plugins");              // a build tree
-  folders.push_back(program_folder / ".." / "lib" / "rag" / "plugins");  // an installation
+  for (fs::path& own : own_plugin_folders()) folders.push_back(std::move(own));
   return folders;
 }
 
@@ -163,10 +172,10 @@ namespace {
 // may hold one of the same name as a built-in, which then comes first.
 template <class Make>
 auto construct(const PluginDescriptor& d, const fs::path& library, Options& options, Make make) {
-  const fs::path program_folder = boost::dll::program_location().parent_path();
-  const fs::path file = library.lexically_normal();
-  const bool own = is_within(file, (program_folder / "rag-plugins").lexically_normal()) ||
-                   is_within(file, (program_folder / ".." / "lib" / "rag" / "plugins").lexically_normal());
+  const std::vector<fs::path> own_folders = own_plugin_folders();
+  const bool own = std::any_of(own_folders.begin(), own_folders.end(), [&](const fs::path& folder) {
+    return is_within(library.lexically_normal(), folder.lexically_normal());
+  });
   auto object = plugin_boundary::guarded(
       [&] { return options.where() + ": the " + std::string(d.name) + " plugin failed to start"; }, [&] {
         try {
@@ -199,16 +208,18 @@ std::unique_ptr<Generator> PluginRegistry::make_generator(std::string_view name,
                                d.name);
 }
 
+std::size_t PluginRegistry::slot_of(const PluginDescriptor& d) const {
+  return static_cast<std::size_t>(std::find(descriptors_.begin(), descriptors_.end(), &d) - descriptors_.begin());
+}
+
 fs::path PluginRegistry::file_of(const PluginDescriptor& d) const {
   const std::lock_guard lock(mutex_);
-  const auto at = std::find(descriptors_.begin(), descriptors_.end(), &d);
-  return plugins_[static_cast<std::size_t>(at - descriptors_.begin())].file;
+  return plugins_[slot_of(d)].file;
 }
 
 std::shared_ptr<const boost::dll::shared_library> PluginRegistry::library_of(const PluginDescriptor& d) const {
   const std::lock_guard lock(mutex_);
-  const auto at = std::find(descriptors_.begin(), descriptors_.end(), &d);
-  return libraries_[static_cast<std::size_t>(at - descriptors_.begin())];
+  return libraries_[slot_of(d)];
 }
 
 }  // namespace rag
