@@ -117,7 +117,9 @@ int check(const cli::Invocation& inv) {
     if (!s.plugin.empty()) std::cout << s.plugin << " " << s.version << " (" << display_path(s.library) << ")";
     if (s.rule != nullptr)
       std::cout << " for " << flow(YAML::Node(s.rule->files)) << (s.rule->continues ? ", then the next rule" : "");
-    std::cout << (s.plugin.empty() ? "" : "\n               ") << flow(s.options) << "\n";
+    // A member of a fusion: its options are shown in the fusion's.
+    if (s.stage.find('.') == std::string::npos) std::cout << (s.plugin.empty() ? "" : "\n               ") << flow(s.options);
+    std::cout << "\n";
   }
   std::cout << "  index        " << display_path(p.index_dir) << ": " << state_name(state.kind);
   if (state.kind == IndexState::Kind::current)

@@ -241,6 +241,30 @@ TEST_F(CliTest, UpdatesAddSegmentsAndFullRebuildsLeaveOne) {
   EXPECT_EQ(rag("search port --pipeline pipeline.yaml").status, 0);
 }
 
+// The retrievers a fusion is made of made the index too: each one's version is recorded, and
+// another version of one of them makes the index stale.
+TEST_F(CliTest, TheMembersOfAFusionAreRecordedWithTheirVersions) {
+  std::string fused = testing::read_all(dir_ / "pipeline.yaml");
+  fused.replace(fused.find("plugin: bm25"), 12,
+                "{plugin: fusion, options: {retrievers: [{plugin: bm25, options: {k1: 1.5}}, {plugin: tfidf}]}}");
+  fused.replace(fused.find("index: index"), 12, "index: index-fused");
+  dir_.write("fused.yaml", fused);
+  ASSERT_EQ(rag("index --pipeline fused.yaml").status, 0);
+  json manifest = json::parse(testing::read_all(dir_ / "index-fused/manifest.json"));
+  json member;
+  for (const json& p : manifest["plugins"])
+    if (p["stage"] == "retriever.retrievers[1]") member = p;
+  ASSERT_EQ(member.value("plugin", ""), "tfidf") << manifest["plugins"].dump();
+  EXPECT_THAT(rag("check --pipeline fused.yaml --format text").out,
+              AllOf(HasSubstr("retriever.retrievers[0] bm25 "), HasSubstr("retriever.retrievers[1] tfidf ")));
+  for (json& p : manifest["plugins"])
+    if (p["stage"] == "retriever.retrievers[1]") p["version"] = "0.0.1";
+  dir_.write("index-fused/manifest.json", manifest.dump());
+  EXPECT_THAT(rag("check --pipeline fused.yaml --format text").out,
+              HasSubstr("was built with tfidf 0.0.1 (retriever.retrievers[1]); this is tfidf " + member["version"].get<std::string>()));
+  EXPECT_THAT(expect_success("index --pipeline fused.yaml").err, HasSubstr("building from scratch"));
+}
+
 // An index of another format is refused by search with the command that rebuilds it, and that
 // command rebuilds it, saying why; so is an update with a retriever that cannot update.
 TEST_F(CliTest, OldFormatsAndRetrieversThatCannotUpdateAreRebuilt) {

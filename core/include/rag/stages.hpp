@@ -19,7 +19,8 @@ namespace rag {
 
 /// One stage as `rag check` shows it.
 struct StageReport {
-  std::string stage;             ///< "chunkers[0]", "retriever", "context", "translation", "generator"
+  std::string stage;             ///< "chunkers[0]", "retriever", "retriever.retrievers[0]" (a member of
+                                 ///< a fusion), "context", "translation", "generator"
   std::string plugin;            ///< empty for context
   std::string version;           ///< the plugin's
   std::filesystem::path library;  ///< the plugin's

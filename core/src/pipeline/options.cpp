@@ -66,12 +66,15 @@ std::vector<Options> Options::children(std::string_view key) {
   std::vector<Options> out;
   if (!list.IsDefined() || list.IsNull()) return out;
   if (!list.IsSequence()) fail(key, "must be a list, got " + describe(list));
-  YAML::Node read(YAML::NodeType::Sequence);
+  // The list is in this record before the children go into it: yaml-cpp moves a child's memory
+  // into the node it joins, and a list joined to this record only after its children had joined
+  // it would leave them writing to memory that dies with them (what they read later dangled).
+  record(key, YAML::Node(YAML::NodeType::Sequence));
+  YAML::Node read = effective_[std::string(key)];
   for (std::size_t i = 0; i < list.size(); ++i) {
     out.emplace_back(list[i], where_ + "." + std::string(key) + "[" + std::to_string(i) + "]");
     read.push_back(out.back().effective_);
   }
-  record(key, read);
   return out;
 }
 

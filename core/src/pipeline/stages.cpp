@@ -6,13 +6,31 @@ namespace rag {
 namespace {
 
 StageReport describe(const PluginRegistry& registry, PluginKind kind, std::string stage, const std::string& plugin,
-                     const Options& options) {
-  StageReport r{std::move(stage), plugin, "", "", options.effective()};
+                     const YAML::Node& options) {
+  StageReport r{std::move(stage), plugin, "", "", options};
   if (const auto info = registry.info(kind, plugin)) {
     r.version = info->version;
     r.library = info->file;
   }
   return r;
+}
+
+// A retriever made of others (fusion) names each in its options as {plugin: name, options: ...}:
+// what they make is the index too, so each is a stage of its own ("retriever.retrievers[0]"),
+// with its version. `at` is the path of `node` below the stages.
+void add_member_retrievers(const PluginRegistry& registry, const YAML::Node& node, const std::string& at,
+                           std::vector<StageReport>& report) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) add_member_retrievers(registry, node[i], at + "[" + std::to_string(i) + "]", report);
+    return;
+  }
+  if (!node.IsMap()) return;
+  // A key missing from a const node is an invalid node, which throws when asked its type.
+  const YAML::Node plugin = node["plugin"], options = node["options"];
+  if (plugin.IsDefined() && plugin.IsScalar() && registry.info(PluginKind::retriever, plugin.Scalar()))
+    report.push_back(describe(registry, PluginKind::retriever, at, plugin.Scalar(), options.IsDefined() ? options : YAML::Node()));
+  for (const auto& entry : node)
+    if (entry.first.IsScalar()) add_member_retrievers(registry, entry.second, at + "." + entry.first.Scalar(), report);
 }
 
 // The retrievers' `analysis:` (rag/analyzer.hpp, AnalyzerSet) names chunk kinds, which are the
@@ -41,13 +59,16 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
     const ChunkerRule& rule = pipeline.chunkers[i];
     Options options(rule.options, rule.where + ".options");
     chunkers_.push_back(registry.make_chunker(rule.plugin, options));
-    report_.push_back(describe(registry, PluginKind::chunker, "chunkers[" + std::to_string(i) + "]", rule.plugin, options));
+    report_.push_back(
+        describe(registry, PluginKind::chunker, "chunkers[" + std::to_string(i) + "]", rule.plugin, options.effective()));
     report_.back().rule = &rule;
   }
   Options retriever_options(pipeline.retriever.options, pipeline.retriever.where + ".options");
   retriever_ = registry.make_retriever(pipeline.retriever.plugin, retriever_options);
-  report_.push_back(describe(registry, PluginKind::retriever, "retriever", pipeline.retriever.plugin, retriever_options));
+  report_.push_back(
+      describe(registry, PluginKind::retriever, "retriever", pipeline.retriever.plugin, retriever_options.effective()));
   check_analysis_kinds(pipeline, report_.back().options);
+  add_member_retrievers(registry, retriever_options.effective(), "retriever", report_);
   Options context_options(pipeline.context, pipeline.context_where);
   context_ = ContextConfig::from_options(context_options);
   report_.push_back({"context", "", "", "", context_options.effective()});
@@ -60,7 +81,8 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
   }
   Options generator_options(pipeline.generator.options, pipeline.generator.where + ".options");
   generator_ = registry.make_generator(pipeline.generator.plugin, generator_options);
-  report_.push_back(describe(registry, PluginKind::generator, "generator", pipeline.generator.plugin, generator_options));
+  report_.push_back(
+      describe(registry, PluginKind::generator, "generator", pipeline.generator.plugin, generator_options.effective()));
 }
 
 std::unique_ptr<Retriever> PipelineStages::take_retriever() {

@@ -89,7 +89,7 @@ std::string string_at(const json& manifest, const char* pointer) {
 json indexed_plugins(const PipelineStages& stages) {
   json plugins = json::array();
   for (const StageReport& s : stages.report())
-    if (s.stage == "retriever" || s.stage.starts_with("chunkers["))
+    if (s.stage.starts_with("retriever") || s.stage.starts_with("chunkers["))
       plugins.push_back({{"stage", s.stage}, {"plugin", s.plugin}, {"version", s.version}});
   return plugins;
 }
