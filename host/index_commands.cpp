@@ -101,7 +101,8 @@ int watch(const cli::LoadedPipeline& loaded, PipelineStages& stages, bool verbos
   const int stop_fd = ::signalfd(-1, &stop_signals, SFD_CLOEXEC);
   if (stop_fd < 0) throw Error(std::string("rag index --watch: cannot take signals (") + std::strerror(errno) + ")");
   std::error_code ec;
-  CorpusWatcher watcher(fs::weakly_canonical(pipeline.corpus_dir, ec), {fs::weakly_canonical(pipeline.index_dir, ec)});
+  CorpusWatcher watcher(fs::weakly_canonical(pipeline.corpus_dir, ec), {fs::weakly_canonical(pipeline.index_dir, ec)},
+                        pipeline.exclude);
   {
     StopDuringUpdate listening(stop_fd);
     report_index(build_index(stages), pipeline, verbose);

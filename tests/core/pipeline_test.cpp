@@ -119,6 +119,29 @@ TEST(Pipeline, OptionsRecordCopiesNotThePipelinesOwnNodes) {
   EXPECT_EQ(options.effective()["analysis"]["default"]["stemmer"].as<std::string>(), "english");  // children still shared
 }
 
+TEST(Pipeline, OptionsOfAListOutliveTheirReaders) {
+  // A fusion reads its members as a list of children, each with its options, and lets them go;
+  // what they read stays in the record (rag check shows it, the manifest names their plugins).
+  const YAML::Node pipeline = YAML::Load("{retrievers: [{plugin: bm25, options: {k1: 1.5}}, {plugin: tfidf}]}");
+  Options options(pipeline, "p.yaml: retriever.options");
+  {
+    std::vector<Options> members = options.children("retrievers");
+    for (Options& member : members) {
+      member.get<std::string>("plugin", "");
+      Options inner = member.child("options");
+      inner.get<double>("k1", 1.2);
+      inner.get<std::string>("stemmer", "english");
+    }
+  }
+  std::vector<std::string> garbage;  // reuses what a dangling record would point to
+  for (int i = 0; i < 1000; ++i) garbage.push_back(std::string(48, 'x'));
+  const YAML::Node effective = options.effective();
+  ASSERT_TRUE(effective["retrievers"].IsSequence());
+  EXPECT_EQ(effective["retrievers"][0]["plugin"].as<std::string>(), "bm25");
+  EXPECT_EQ(effective["retrievers"][0]["options"]["k1"].as<double>(), 1.5);
+  EXPECT_EQ(effective["retrievers"][1]["options"]["stemmer"].as<std::string>(), "english");
+}
+
 TEST(Pipeline, PathsOfAPipelineInConfigsAreRelativeToTheProject) {
   testing::TempDir dir;
   // A folder named configs that is no project's (no default.yaml): paths are the file's own.
@@ -295,6 +318,20 @@ TEST(Glob, StarsAndDoubleStars) {
   EXPECT_TRUE(glob_match("a/?.txt", "a/b.txt"));
   EXPECT_FALSE(glob_match("a?b", "a/b"));
   EXPECT_TRUE(glob_match("**/.git/**", ".git/config"));
+}
+
+// A folder is excluded whole only by a pattern that matches everything below it.
+TEST(Glob, FoldersExcludedWhole) {
+  EXPECT_TRUE(excludes_folder({"**/.git/**"}, ".git"));
+  EXPECT_TRUE(excludes_folder({"**/.git/**"}, "sub/.git"));
+  EXPECT_TRUE(excludes_folder({"**/.git/**"}, "sub/.git/objects"));
+  EXPECT_FALSE(excludes_folder({"**/.git/**"}, "sub/.github"));
+  EXPECT_TRUE(excludes_folder({"build/**"}, "build"));
+  EXPECT_FALSE(excludes_folder({"build/**"}, "src/build"));  // a pattern with '/' starts at the root
+  EXPECT_TRUE(excludes_folder({"*.md", "**"}, "docs"));
+  EXPECT_FALSE(excludes_folder({"**/.git/*"}, ".git"));  // its subfolders' files are not excluded
+  EXPECT_FALSE(excludes_folder({"?", "*.log"}, "logs"));  // files named x or *.log, not the folder
+  EXPECT_FALSE(excludes_folder({}, ".git"));
 }
 
 }  // namespace

@@ -239,7 +239,8 @@ TEST_F(Incremental, AnIndexFolderKeepsFilesThatAreNotTheIndexs) {
 }
 
 // A file touched (its time moved, its bytes did not) is read once and keeps its chunks: no new
-// segment, and the next update is a no-op; an edit after that is seen.
+// segment and the same generation (chunk ids a server handed out still hold), and the next update
+// is a no-op; an edit after that is seen, in a new generation.
 TEST_F(Incremental, ATouchedFileKeepsItsChunks) {
   dir_.write("corpus/docs/a.md", "# Paged attention\n\nThe kernel reads the cache.\n");
   dir_.write("corpus/pkg/b.py", "def f(x):\n    \"\"\"The scheduler batches requests.\"\"\"\n    return x\n");
@@ -252,6 +253,7 @@ TEST_F(Incremental, ATouchedFileKeepsItsChunks) {
   EXPECT_THAT(touched.err, HasSubstr("0 changed, 0 added, 0 removed"));
   const json after = manifest();
   EXPECT_EQ(after["segments"], before["segments"]);  // nothing chunked again
+  EXPECT_EQ(after["generation"], before["generation"]);
   EXPECT_TRUE(after["retimed"].contains("pkg/b.py"));
   EXPECT_THAT(rag("index --pipeline updated.yaml").err, HasSubstr("is up to date"));
   EXPECT_THAT(rag("check --pipeline updated.yaml --format text").out, HasSubstr(": current"));
@@ -262,6 +264,7 @@ TEST_F(Incremental, ATouchedFileKeepsItsChunks) {
   dir_.write("corpus/pkg/b.py", "def g(y):\n    \"\"\"The scheduler batches requests.\"\"\"\n    return y\n");
   EXPECT_THAT(rag("index --pipeline updated.yaml").err, HasSubstr("1 changed"));
   EXPECT_FALSE(manifest()["retimed"].contains("pkg/b.py"));
+  EXPECT_NE(manifest()["generation"], before["generation"]);
   ASSERT_EQ(rag("index --full --pipeline rebuilt.yaml").status, 0);
   EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
   // Edited to the same size with its modification time set back (cp -p, rsync -t, tar x do so):
@@ -403,6 +406,36 @@ TEST_F(Incremental, WatchFollowsFilesLinkedFromOutsideTheCorpus) {
   EXPECT_TRUE(until([&] { return finds("okapi"); })) << "the retargeted link was not read";
   dir_.write("elsewhere/other.md", "# other\n\nquokka\n");
   EXPECT_TRUE(until([&] { return finds("quokka"); })) << "the retargeted link's file was not watched";
+  watching.signal(SIGINT);
+  EXPECT_EQ(watching.wait(), 0);
+}
+
+// A folder the corpus excludes whole (.git) is neither read nor watched: what git writes there
+// starts no update.
+TEST_F(Incremental, WatchLeavesExcludedFoldersAlone) {
+  std::string text = testing::read_all(dir_ / "updated.yaml");
+  text.replace(text.find("corpus: {root: corpus}"), 22, "corpus: {root: corpus, exclude: [\"**/.git/**\"]}");
+  dir_.write("updated.yaml", text);
+  dir_.write("corpus/a.md", "# alpha\n\nlocal notes\n");
+  dir_.write("corpus/.git/objects/ab/cdef", "blob");
+  dir_.write("corpus/.git/refs/heads/main", "0123");
+  dir_.write("corpus/sub/.git/HEAD", "ref");
+  testing::BackgroundRag watching(dir_.path(), "index --watch --pipeline updated.yaml", (dir_ / "watch.err").string());
+  const auto until = [&](const std::function<bool()>& done) {
+    for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return done();
+  };
+  const auto log = [&] { return testing::read_all(dir_ / "watch.err"); };
+  ASSERT_TRUE(until([&] { return log().find("watching") != std::string::npos; }));
+  EXPECT_THAT(log(), HasSubstr("(2 folders)"));  // corpus/ and corpus/sub/
+  const std::size_t updates = log().size();
+  dir_.write("corpus/.git/objects/12/3456", "another blob");
+  dir_.write("corpus/sub/.git/HEAD", "ref: main");
+  fs::create_directories(dir_ / "corpus/.git/new/deeper");
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));  // past the watch's settling time
+  EXPECT_EQ(log().size(), updates) << log();
+  dir_.write("corpus/sub/b.md", "# beta\n\nwombat\n");
+  EXPECT_TRUE(until([&] { return ranking("updated", "wombat").find("corpus/sub/b.md") != std::string::npos; }));
   watching.signal(SIGINT);
   EXPECT_EQ(watching.wait(), 0);
 }

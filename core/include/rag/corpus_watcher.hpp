@@ -2,7 +2,8 @@
 // Following a corpus as it is edited (`rag index --watch`): inotify watches on the corpus folder
 // and every folder below it, new ones as they appear, and on the files outside the corpus that
 // its symbolic links to files point to (the listing reads them; their folders are not watched).
-// Symbolic links to folders are not followed, as the corpus listing does not follow them.
+// Symbolic links to folders are not followed, as the corpus listing does not follow them; folders
+// the corpus excludes whole (`**/.git/**`) are not watched, as the listing does not read them.
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -10,14 +11,17 @@
 #include <string>
 #include <vector>
 
+
 namespace rag {
 
 class CorpusWatcher {
  public:
   /// Watches `root` and the folders below it, except those below `ignored` (an index folder
-  /// inside the corpus). Throws rag::Error when the folder cannot be watched (inotify's limit
-  /// of watches, in /proc/sys/fs/inotify/max_user_watches, says how many folders can be).
-  CorpusWatcher(std::filesystem::path root, std::vector<std::filesystem::path> ignored);
+  /// inside the corpus) and those the corpus's `exclude` patterns exclude whole. Throws
+  /// rag::Error when the folder cannot be watched (inotify's limit of watches, in
+  /// /proc/sys/fs/inotify/max_user_watches, says how many folders can be).
+  CorpusWatcher(std::filesystem::path root, std::vector<std::filesystem::path> ignored,
+                std::vector<std::string> exclude = {});
   ~CorpusWatcher();
   CorpusWatcher(const CorpusWatcher&) = delete;
   CorpusWatcher& operator=(const CorpusWatcher&) = delete;
@@ -38,6 +42,8 @@ class CorpusWatcher {
  private:
   /// Whether `path` is below one of the ignored folders.
   bool ignored(const std::filesystem::path& path) const;
+  /// Whether the folder `path` is one the corpus excludes whole.
+  bool excluded(const std::filesystem::path& folder) const;
   void watch_tree(const std::filesystem::path& folder);
   /// Watches the file `link` points to when it is a link to a file outside the corpus (and no
   /// longer the file it pointed to before).
@@ -49,6 +55,7 @@ class CorpusWatcher {
 
   std::filesystem::path root_;
   std::vector<std::filesystem::path> ignored_;
+  std::vector<std::string> exclude_;
   int fd_ = -1;
   std::map<int, std::filesystem::path> folders_;  // watch descriptor -> folder
   std::map<int, std::set<std::filesystem::path>> linked_;  // watch descriptor -> the links to the file it watches

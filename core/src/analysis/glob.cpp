@@ -40,4 +40,13 @@ bool glob_match(std::string_view pattern, std::string_view path) {
   return match(pattern, path);
 }
 
+bool excludes_folder(const std::vector<std::string>& patterns, std::string_view folder) {
+  // A pattern ending in "/**" matches folder/x only through its head matching the folder or a
+  // folder above it, and then it matches every path below.
+  const std::string below = std::string(folder) + "/x";
+  for (const std::string& p : patterns)
+    if ((p == "**" || p.ends_with("/**")) && glob_match(p, below)) return true;
+  return false;
+}
+
 }  // namespace rag

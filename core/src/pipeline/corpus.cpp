@@ -59,16 +59,12 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
       type = S_ISREG(status.st_mode) ? DT_REG : S_ISDIR(status.st_mode) && !link ? DT_DIR : DT_UNKNOWN;
     }
     if (type == DT_DIR) {
-      if (relative == index_folder) continue;  // the index inside the corpus would index itself
+      // The index inside the corpus would index itself; a folder excluded whole (.git) is not read.
+      if (relative == index_folder || excludes_folder(pipeline.exclude, relative)) continue;
       const int child = ::openat(fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (child >= 0) {
-        list_folder(child, relative + "/", root, pipeline, index_folder, listing);
-      } else {
-        // Said unless excluded whole (a file in it would be): part of the corpus that cannot be
-        // read is not indexed.
-        if (!matches(pipeline.exclude, relative + "/x"))
-          listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
-      }
+      if (child >= 0) list_folder(child, relative + "/", root, pipeline, index_folder, listing);
+      else  // part of the corpus that cannot be read is not indexed
+        listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;
     }
     if (type != DT_REG) continue;

@@ -11,6 +11,7 @@
 
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
+#include "rag/glob.hpp"
 
 namespace rag {
 namespace fs = std::filesystem;
@@ -26,8 +27,8 @@ constexpr std::uint32_t kEvents = IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_DE
 
 }  // namespace
 
-CorpusWatcher::CorpusWatcher(fs::path root, std::vector<fs::path> ignored)
-    : root_(std::move(root)), ignored_(std::move(ignored)) {
+CorpusWatcher::CorpusWatcher(fs::path root, std::vector<fs::path> ignored, std::vector<std::string> exclude)
+    : root_(std::move(root)), ignored_(std::move(ignored)), exclude_(std::move(exclude)) {
   fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd_ < 0) throw Error(std::string("cannot watch the corpus: inotify is not available (") + std::strerror(errno) + ")");
   try {
@@ -44,12 +45,16 @@ bool CorpusWatcher::ignored(const fs::path& path) const {
   return std::any_of(ignored_.begin(), ignored_.end(), [&](const fs::path& i) { return is_within(path, i); });
 }
 
+bool CorpusWatcher::excluded(const fs::path& folder) const {
+  return folder != root_ && excludes_folder(exclude_, folder.lexically_relative(root_).generic_string());
+}
+
 void CorpusWatcher::watch_tree(const fs::path& folder) {
   std::vector<fs::path> pending = {folder};
   while (!pending.empty()) {
     const fs::path current = pending.back();
     pending.pop_back();
-    if (ignored(current)) continue;
+    if (ignored(current) || excluded(current)) continue;
     const int wd = ::inotify_add_watch(fd_, current.c_str(), kEvents | IN_ONLYDIR | IN_DONT_FOLLOW);
     if (wd < 0) {
       if (errno == ENOENT || errno == ENOTDIR) continue;  // gone again already
@@ -124,7 +129,7 @@ bool CorpusWatcher::read_events() {
         continue;
       }
       const fs::path path = e->len ? folder->second / e->name : folder->second;
-      if (ignored(path)) continue;
+      if (ignored(path) || ((e->mask & IN_ISDIR) && excluded(path))) continue;
       if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && (e->mask & IN_ISDIR)) watch_tree(path);
       else if (e->mask & (IN_CREATE | IN_MOVED_TO)) watch_link(path);
       else if (e->mask & (IN_DELETE | IN_MOVED_FROM)) forget_link(path);

@@ -439,13 +439,12 @@ void merge_segments(GenerationWriter& writer, const Retriever& retriever, std::v
   }
 }
 
-// Commits the new generation of `segments`: removal files for those that lost files, then the
-// manifest, written last and atomically; the report counts what it holds.
+// Commits `generation` of `segments`: removal files for those that lost files, then the manifest,
+// written last and atomically; the report counts what it holds.
 json commit(const PipelineStages& stages, const CorpusListing& listing, GenerationWriter& writer,
-            std::vector<OpenSegment>& segments, const CorpusDiff& diff, IndexReport& report,
-            std::chrono::steady_clock::time_point start) {
+            std::vector<OpenSegment>& segments, const CorpusDiff& diff, const std::string& generation,
+            IndexReport& report, std::chrono::steady_clock::time_point start) {
   const Pipeline& pipeline = stages.pipeline();
-  const std::string generation = new_generation();
   json segment_list = json::array(), files = json::array();
   std::map<std::string, std::size_t> kinds;
   const auto list = [&](const fs::path& path) {
@@ -556,7 +555,12 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   add_segments(stages, writer, diff.to_index, segments);
   require_chunks(pipeline, listing, segments);
   merge_segments(writer, *retriever, segments, report);
-  const json manifest = commit(stages, listing, writer, segments, diff, report, start);
+  // Files only touched leave every chunk where it was: the generation, and so the chunk ids that
+  // clients hold (rag serve's /api/source), stay; only the manifest's record of times moves.
+  const bool same_chunks = !report.full && diff.to_index.empty() && diff.lost_files.empty() && report.merged == 0;
+  std::string generation = same_chunks ? string_at(old, "/generation") : std::string();
+  if (generation.empty()) generation = new_generation();
+  const json manifest = commit(stages, listing, writer, segments, diff, generation, report, start);
   // The manifest now names the new generation: what older ones alone used can go.
   remove_unused(pipeline, manifest);
   return report;
