@@ -286,6 +286,19 @@ TEST(ExtractiveGenerator, AFieldBringsItsDocstringEvenPastTheLength) {
   EXPECT_THAT(answer, HasSubstr("Number of output sequences to return for the given prompt."));
 }
 
+TEST(ExtractiveGenerator, AFieldBringsTheRestOfItsDocstringWhileItFits) {
+  // The first sentence often says only what a field is; the next ones what it does.
+  const std::string docstring = "Whether to always use eager-mode PyTorch. If True, we will disable CUDA graph and always "
+                                "execute the model in eager mode. If False, we use CUDA graph and eager execution in hybrid.";
+  const Evidence e = source(1, "python", "class ModelConfig:\n    enforce_eager: bool = False\n    \"\"\"" + docstring + "\"\"\"\n");
+  const GenerationRequest r = ask("What does enforce_eager do?", {e});
+  EXPECT_THAT(make()->generate(r), HasSubstr(docstring + " [1]"));
+  // Not past max_chars: the first sentence alone goes past it.
+  const std::string short_answer = make("{max_chars: 60}")->generate(r);
+  EXPECT_THAT(short_answer, HasSubstr("Whether to always use eager-mode PyTorch."));
+  EXPECT_THAT(short_answer, Not(HasSubstr("CUDA graph")));
+}
+
 TEST(ExtractiveGenerator, WhatAParameterDoesIsSaidByItsFieldNotByACallThatSetsIt) {
   const GenerationRequest r =
       ask("What does the seed parameter of SamplingParams do?",

@@ -301,9 +301,12 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       Unit& follower = units[next];
       const bool follows = code ? !follower.code : (follower.code || follower.item);
       if (follower.evidence != units[unit].evidence || !follows) break;
-      // List items after a ':' and a field's docstring may go past max_chars: a field alone says
-      // nothing of what it is.
-      if (code || follower.item) {
+      // List items after a ':' and a field's first docstring sentence may go past max_chars: a
+      // field alone says nothing of what it is. A Python field's next docstring sentences come
+      // while they fit (the first often only says what it is, the next what it does).
+      if (code && next > unit + 1) {
+        if (request.evidence[follower.evidence].kind != "python" || used + follower.chars > max_chars_) break;
+      } else if (code || follower.item) {
         if (used + follower.chars > max_chars_ + kAnnouncedItemsExtra) break;
       } else if (used + follower.chars > max_chars_) {
         if (next > unit + 1 || !follower.code || is_chosen(next)) break;
@@ -311,7 +314,6 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
         follower.chars = utf8::count_code_points(follower.text);
       }
       also_choose(next);
-      if (code) break;  // one docstring sentence is enough
     }
   };
   double first = 0;
