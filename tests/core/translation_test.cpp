@@ -111,6 +111,7 @@ TEST(Translation, CognatesTheCorpusUsesStandForWordsNoDictionaryKnows) {
   };
   EXPECT_EQ(translator.translate("Quelle latence ?", count), "which latency");
   EXPECT_EQ(translator.translate("¿Cómo inicio el servidor?", count), "how start server");
+  EXPECT_EQ(translator.translate("¿Los servidores y los prefijos?", count), "server prefix");
   EXPECT_EQ(translator.translate("¿Qué es la cuantización?", count), "what quantization");
   EXPECT_EQ(translator.translate("Что такое конфигурация?", count), "what configuration");
   EXPECT_THAT(translator.translate("Что такое префиксное кэширование?", count), HasSubstr("what prefix"));

@@ -75,15 +75,27 @@ std::vector<std::string> cognates(std::string_view code, std::string_view word) 
         {"ivnye", "ive"}, {"noe", ""}, {"nyy", ""}, {"naya", ""}, {"nye", ""}, {"nogo", ""}, {"nyh", ""}, {"a", ""},
         {"y", ""}, {"u", ""}, {"e", ""}}}};
   static const std::map<std::string_view, Changes> letters = {
-      {"de", {{"k", "c"}, {"z", "c"}}}, {"ru", {{"kv", "qu"}, {"ks", "x"}, {"k", "c"}, {"ya", "a"}}}};
+      {"de", {{"k", "c"}, {"z", "c"}}}, {"es", {{"j", "x"}}}, {"ru", {{"kv", "qu"}, {"ks", "x"}, {"k", "c"}, {"ya", "a"}}}};
   const auto rules = endings.find(code);
   if (rules == endings.end()) return {};
   std::string plain = code == "ru" ? transliterated(word) : without_accents(word);
   if (code == "es" && plain.starts_with("cua")) plain.replace(0, 3, "qua");  // "cuantizacion"
   std::vector<std::string> guesses;
-  for (const auto& [from, to] : rules->second)
-    if (plain.size() > from.size() + 2 && plain.ends_with(from))
-      guesses.push_back(plain.substr(0, plain.size() - from.size()).append(to));
+  const auto change_ending = [&](const std::string& form) {
+    for (const auto& [from, to] : rules->second)
+      if (form.size() > from.size() + 2 && form.ends_with(from))
+        guesses.push_back(form.substr(0, form.size() - from.size()).append(to));
+  };
+  change_ending(plain);
+  // A Spanish plural ends as its singular does, then -s or -es ("prefijos", "servidores").
+  if (code == "es" && plain.size() > 5 && plain.ends_with('s')) {
+    for (const std::size_t cut : {std::size_t{1}, std::size_t{2}}) {
+      if (cut == 2 && !plain.ends_with("es")) break;
+      const std::string singular = plain.substr(0, plain.size() - cut);
+      change_ending(singular);
+      guesses.push_back(singular);  // "compatibles": compatible
+    }
+  }
   guesses.push_back(plain);
   std::vector<std::string> out;
   const auto keep = [&](const std::string& c) {

@@ -15,9 +15,10 @@ std::string transliterated(std::string_view word);
 /// English words `word` (lower case, language `code`: fr, de, es, ru) may be the cognate of: its
 /// letters without accents (Russian ones in Latin letters), and those with the language's regular
 /// changes of ending ("latencia" latency, "servidor" server, "mémoire" memory, "Quantisierung"
-/// quantization, "конфигурация" configuration) and of letters (German k and z, Russian k, kv and
-/// ks: "Kompatibilität" compatibility, "Prozess" process, "индекс" index); the changed endings
-/// first. None for another language.
+/// quantization, "конфигурация" configuration; a Spanish plural's as its singular's, "servidores")
+/// and of letters (German k and z, Spanish j, Russian k, kv and ks: "Kompatibilität"
+/// compatibility, "Prozess" process, "prefijo" prefix, "индекс" index); the changed endings first.
+/// None for another language.
 std::vector<std::string> cognates(std::string_view code, std::string_view word);
 
 /// More guesses for a Russian word (lower case) that no dictionary reads to a word the corpus
