@@ -172,8 +172,8 @@ void for_each_entry(std::string_view index, const std::function<void(const Index
 }
 
 // The English translations of a forward (X-to-English) entry, in the order it gives them: the
-// lines after its headword line, without notes, examples, cross-references and the grammar in
-// <>, [] and ().
+// lines after its headword line, without notes, examples, cross-references, the grammar in <>,
+// [] and (), and the placeholders of an object ("slash sth.", "tell sb. sth.": slash, tell).
 std::vector<std::string> translations_of(std::string_view entry) {
   std::vector<std::string> out;
   std::size_t begin = entry.find('\n');
@@ -195,6 +195,9 @@ std::vector<std::string> translations_of(std::string_view entry) {
     std::string item;
     int depth = 0;
     const auto end_item = [&] {
+      for (const std::string_view placeholder : {" sth", " sb"})
+        for (std::size_t at; (at = (item + ' ').find(std::string(placeholder) + ' ')) != std::string::npos;)
+          item.erase(at, placeholder.size());
       const auto a = item.find_first_not_of(' ');
       if (a != std::string::npos) out.push_back(item.substr(a, item.find_last_not_of(' ') - a + 1));
       item.clear();
@@ -279,7 +282,7 @@ class Dictionary::Impl {
     std::map<std::string, std::vector<std::string>> out;
     for (const auto& w : words) {
       const std::vector<IndexEntry>& entries = exact.count(w) ? exact[w] : stemmed.count(w) ? stemmed[w] : uninflected[w];
-      for (std::size_t i = 0; i < entries.size() && i < 2 && out[w].size() < kCandidatesPerWord; ++i)
+      for (std::size_t i = 0; i < entries.size() && out[w].size() < kCandidatesPerWord; ++i)
         for (auto& t : translations_of(text_->read(entries[i].offset, entries[i].length)))
           if (out[w].size() < kCandidatesPerWord && std::find(out[w].begin(), out[w].end(), t) == out[w].end())
             out[w].push_back(std::move(t));
