@@ -12,10 +12,21 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Makes bm25 retrievers only, as the registry would.
+// A retriever whose engine counts removed chunks, as xapian's does; it finds nothing.
+class CountsRemoved final : public Retriever {
+ public:
+  void build(const SegmentChunks&, const std::filesystem::path&) override {}
+  void open(const SegmentList&) override {}
+  std::vector<Hit> search(std::string_view, std::size_t) const override { return {}; }
+  bool updatable() const override { return true; }
+  bool skips_removed() const override { return false; }
+};
+
+// Makes bm25 retrievers (and counts_removed ones), as the registry would.
 class Bm25Host final : public PluginHost {
  public:
   std::unique_ptr<Retriever> make_retriever(std::string_view name, Options& options) const override {
+    if (name == "counts_removed") return std::make_unique<CountsRemoved>();
     if (name != "bm25") throw Error("unknown retriever plugin '" + std::string(name) + "'");
     return std::make_unique<Bm25Retriever>(options);
   }
@@ -64,6 +75,16 @@ TEST(FusionRetriever, BuildsAndOpensEveryMember) {
   EXPECT_TRUE(std::filesystem::exists(r->dir(0) / "1-bm25/bm25.bin"));
   EXPECT_TRUE(r->retriever().updatable());
   EXPECT_EQ(r->reopen()->search("running", 10)[0].score, r->search("running", 10)[0].score);
+}
+
+TEST(FusionRetriever, SkipsRemovedChunksOnlyWhenEveryMemberDoes) {
+  const auto fusion = [](const std::string& members) {
+    YAML::Node node = YAML::Load("{retrievers: [" + members + "]}");
+    Options options(node, "test");
+    return FusionRetriever(options, Bm25Host());
+  };
+  EXPECT_TRUE(fusion("{plugin: bm25}, {plugin: bm25}").skips_removed());
+  EXPECT_FALSE(fusion("{plugin: bm25}, {plugin: counts_removed}").skips_removed());
 }
 
 TEST(FusionRetriever, RefusesBadCompositions) {

@@ -53,6 +53,10 @@ bool FusionRetriever::updatable() const {
   return std::all_of(members_.begin(), members_.end(), [](const Member& m) { return m.retriever->updatable(); });
 }
 
+bool FusionRetriever::skips_removed() const {
+  return std::all_of(members_.begin(), members_.end(), [](const Member& m) { return m.retriever->skips_removed(); });
+}
+
 void FusionRetriever::merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) {
   for (std::size_t i = 0; i < members_.size(); ++i) {
     create_folder(member_dir(dir, i));

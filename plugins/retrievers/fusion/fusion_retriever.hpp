@@ -23,6 +23,9 @@ class FusionRetriever final : public Retriever {
   void build(const SegmentChunks& chunks, const std::filesystem::path& dir) override;
   /// Updatable when every member is.
   bool updatable() const override;
+  /// Only when every member does: one that counts removed chunks (xapian) needs its segments
+  /// written again without them, and so do the others, which share the segments.
+  bool skips_removed() const override;
   void merge(const SegmentList& sources, const SegmentChunks& merged, const std::filesystem::path& dir) override;
   void open(const SegmentList& segments) override;
   std::vector<Hit> search(std::string_view query, std::size_t k) const override;
