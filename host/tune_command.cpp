@@ -24,6 +24,8 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr std::size_t kMaxConfigurations = 200;
+// The first line of the pipelines rag tune writes, followed by the tuned pipeline's label.
+constexpr std::string_view kWrittenByTune = "# Written by rag tune from ";
 
 // Whether two values given as text are one: as numbers when both are ("0.9" and "0.90", "12e-1"
 // and "1.2"), else as written.
@@ -160,10 +162,16 @@ int tune(const cli::Invocation& inv) {
   cli::check_outputs(cli::outputs_given(*vm, {"output", "json"}), inputs);
   // Where the chosen pipeline goes: its relative paths (corpus, index) mean the same only where
   // the pipeline's own do.
-  if (vm->count("output") &&
-      pipeline_base(std::filesystem::absolute((*vm)["output"].as<std::string>())) != pipeline_base(location.file))
-    throw Error("--output " + (*vm)["output"].as<std::string>() + ": write the tuned pipeline where its relative paths "
-                "mean what the pipeline's own do: in the project's configs/ folder (e.g. configs/tuned.yaml)");
+  if (vm->count("output")) {
+    const std::string output = (*vm)["output"].as<std::string>();
+    if (pipeline_base(std::filesystem::absolute(output).lexically_normal()) != pipeline_base(location.file))
+      throw Error("--output " + output + ": write the tuned pipeline where its relative paths mean what the pipeline's "
+                  "own do: in the project's configs/ folder (e.g. configs/tuned.yaml)");
+    // A pipeline someone wrote is theirs (configs/default.yaml); one rag tune wrote is tuned again.
+    std::error_code ec;
+    if (std::filesystem::exists(output, ec) && !read_file(output).starts_with(kWrittenByTune))
+      throw Error("--output " + output + " is a pipeline rag tune did not write; name a new file (or remove that one first)");
+  }
   const std::vector<std::string> shared = cli::read_overrides(*vm);
   std::vector<std::unique_ptr<cli::LoadedPipeline>> loaded;
   for (const auto& config : configs) {
@@ -274,7 +282,7 @@ int tune(const cli::Invocation& inv) {
     yaml["index"] = std::filesystem::proximate(chosen.index_dir, chosen.base).generic_string();
     YAML::Emitter out;
     out << yaml;
-    write_file_atomically(output, std::string("# Written by rag tune from ") + chosen.label() + ".\n" + out.c_str() + "\n");
+    write_file_atomically(output, std::string(kWrittenByTune) + chosen.label() + ".\n" + out.c_str() + "\n");
     std::cerr << "wrote " << output.string() << "\n";
   }
   if (vm->count("json")) write_file_atomically((*vm)["json"].as<std::string>(), report.dump(2) + "\n");

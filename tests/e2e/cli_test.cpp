@@ -360,6 +360,11 @@ TEST_F(CliTest, TuneChoosesByCrossValidationAndWritesThePipeline) {
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --folds 4", "cannot make 4 folds of 3 groups");
   expect_error("tune --dataset answered.json --grid retriever.options.k1=1 --output /tmp/elsewhere.yaml",
                "write the tuned pipeline where its relative paths mean what the pipeline's own do");
+  // A pipeline someone wrote is not replaced; one rag tune wrote is, and ./ or .. spell configs/ too.
+  dir_.write("configs/mine.yaml", testing::read_all(dir_ / "pipeline.yaml"));
+  expect_error("tune --dataset answered.json --grid retriever.options.k1=0.5 --folds 3 --output configs/mine.yaml",
+               "--output configs/mine.yaml is a pipeline rag tune did not write; name a new file");
+  EXPECT_EQ(rag("tune --dataset answered.json --grid retriever.options.k1=0.5 --folds 3 --output ./configs/../configs/tuned.yaml").status, 0);
   expect_error("tune --dataset answered.json --grid retriever.options.k1=high", "k1");
 }
 
