@@ -65,23 +65,31 @@ TEST(EvaluateAnswers, ScoresEveryQuestionAndChecksCitations) {
       {"q1", "one?", {{"f.md", 100, 200}}, "use the awq flag"},
       {"q2", "two?", {{"g.py", 0, 50}}, "it returns none"},
       {"q3", "three?", {{"h.md", 0, 10}}, "never answered"},
+      {"q4", "four?", {{"h.md", 0, 10}}, "the sources do not say"},
   };
-  const std::vector<AnsweredResult> answers = {
+  std::vector<AnsweredResult> answers = {
       answered("q1", "Use the awq flag [1].", {{"f.md", 150, 900}}),  // overlaps the truth
       answered("q2", "It returns a list.", {{"g.py", 50, 90}}),        // touches it only
+      answered("q4", "The sources do not answer this question.", {}),
   };
+  answers[2].record.answered = false;
   const AnswerEvaluation e = evaluate_answers(dataset, answers);
-  EXPECT_EQ(e.questions, 3u);
+  EXPECT_EQ(e.questions, 4u);
   EXPECT_EQ(e.answered, 2u);
-  ASSERT_EQ(e.scores.size(), 3u);
+  EXPECT_EQ(e.declined, 1u);  // its text is scored all the same
+  ASSERT_EQ(e.scores.size(), 4u);
+  EXPECT_TRUE(e.scores[3].declined);
+  EXPECT_FALSE(e.scores[3].answered);
+  EXPECT_GT(e.scores[3].rouge_l, 0.0);
   EXPECT_DOUBLE_EQ(e.scores[0].rouge_l, 1.0);
   EXPECT_TRUE(e.scores[0].cites_truth);
   EXPECT_FALSE(e.scores[1].cites_truth);
   EXPECT_NEAR(e.scores[1].token_f1, 2 * (2.0 / 4) * (2.0 / 3) / (2.0 / 4 + 2.0 / 3), 1e-12);
   EXPECT_FALSE(e.scores[2].answered);
   EXPECT_DOUBLE_EQ(e.scores[2].rouge_l, 0.0);
-  EXPECT_NEAR(e.cites_truth, 1.0 / 3.0, 1e-12);
-  EXPECT_NEAR(e.rouge_l.mean, (1.0 + e.scores[1].rouge_l) / 3.0, 1e-12);
+  EXPECT_FALSE(e.scores[2].declined);
+  EXPECT_NEAR(e.cites_truth, 1.0 / 4.0, 1e-12);
+  EXPECT_NEAR(e.rouge_l.mean, (1.0 + e.scores[1].rouge_l + e.scores[3].rouge_l) / 4.0, 1e-12);
 
   EXPECT_THROW(evaluate_answers(dataset, {answered("q9", "x", {})}), Error);
   EXPECT_THROW(evaluate_answers({{"q1", "one?", {}, ""}}, {}), Error);

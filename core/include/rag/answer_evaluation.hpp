@@ -25,7 +25,8 @@ double token_f1(const std::vector<std::string>& candidate, const std::vector<std
 struct AnswerScore {
   std::string question_id;
   std::string question;
-  bool answered = false;      ///< the answers file has this question
+  bool answered = false;      ///< the answers file answers this question (has it, not declined)
+  bool declined = false;      ///< the answers file has it, said the sources do not answer it
   double rouge_l = 0;
   double token_f1 = 0;
   bool cites_truth = false;   ///< a cited source overlaps a ground-truth span of the same file
@@ -42,6 +43,7 @@ Distribution describe_scores(std::vector<double> scores);
 struct AnswerEvaluation {
   std::size_t questions = 0;
   std::size_t answered = 0;
+  std::size_t declined = 0;  ///< the rest of the questions have no answer in the file
   Distribution rouge_l;   ///< over all questions, a missing answer scoring 0
   Distribution token_f1;
   double cites_truth = 0;  ///< share of all questions
