@@ -119,6 +119,29 @@ TEST(Pipeline, OptionsRecordCopiesNotThePipelinesOwnNodes) {
   EXPECT_EQ(options.effective()["analysis"]["default"]["stemmer"].as<std::string>(), "english");  // children still shared
 }
 
+TEST(Pipeline, OptionsFromTheRetrieversSearchSectionAreNamedThere) {
+  // The pipeline merges `search:` into the retriever's options; errors name where the key was written.
+  testing::TempDir dir;
+  const Pipeline p = Pipeline::load(dir.write(
+      "p.yaml", "name: p\ncorpus: {root: r}\nchunkers: [{plugin: text, files: \"**\"}]\nretriever:\n  plugin: bm25\n  options: {k1: 2}\n"
+                "  search: {remote: 3, timeouts: 1}\nindex: i\n"));
+  Options options(p.retriever.options, p.retriever.where + ".options");
+  options.place(p.retriever.search_keys, p.retriever.where + ".search");
+  EXPECT_EQ(options.get<double>("k1", 1.2), 2.0);
+  try {
+    options.get<std::vector<std::string>>("remote", {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("retriever.search.remote: "));
+  }
+  try {
+    options.finish();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("retriever.search: unknown option 'timeouts'"));
+  }
+}
+
 TEST(Pipeline, OptionsOfAListOutliveTheirReaders) {
   // A fusion reads its members as a list of children, each with its options, and lets them go;
   // what they read stays in the record (rag check shows it, the manifest names their plugins).

@@ -4,6 +4,7 @@
 // and so that `effective()` can tell every option the plugin uses, defaults filled in.
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -57,6 +58,9 @@ class Options {
   /// Keys present in the mapping, in file order.
   std::vector<std::string> keys() const;
   const std::string& where() const { return where_; }
+  /// Messages about `keys` name `where` instead: the retriever's `search:` keys, which the
+  /// pipeline merges into its options, are said where the user wrote them.
+  void place(const std::vector<std::string>& keys, const std::string& where);
 
   /// Throws rag::Error naming the first key that was never read and the keys that were.
   void finish() const;
@@ -88,6 +92,7 @@ class Options {
   YAML::Node node_;
   std::string where_;
   std::set<std::string, std::less<>> read_;
+  std::map<std::string, std::string, std::less<>> placed_;  ///< key -> where it was written, see place()
   YAML::Node effective_{YAML::NodeType::Map};  ///< a node of the parent's effective(), for a child
 };
 

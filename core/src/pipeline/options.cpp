@@ -97,12 +97,19 @@ void Options::finish() const {
     if (read_.count(key)) continue;
     std::string allowed;
     for (const auto& k : read_) allowed += (allowed.empty() ? "" : ", ") + k;
-    throw Error(where_ + ": unknown option '" + key + "' (allowed: " + (allowed.empty() ? "none" : allowed) + ")");
+    const auto placed = placed_.find(key);
+    throw Error((placed == placed_.end() ? where_ : placed->second) + ": unknown option '" + key + "' (allowed: " +
+                (allowed.empty() ? "none" : allowed) + ")");
   }
 }
 
+void Options::place(const std::vector<std::string>& keys, const std::string& where) {
+  for (const std::string& key : keys) placed_[key] = where;
+}
+
 void Options::fail(std::string_view key, std::string_view message) const {
-  throw Error(where_ + "." + std::string(key) + ": " + std::string(message));
+  const auto placed = placed_.find(key);
+  throw Error((placed == placed_.end() ? where_ : placed->second) + "." + std::string(key) + ": " + std::string(message));
 }
 
 std::string shortest_text(double value) {

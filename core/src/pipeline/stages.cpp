@@ -64,6 +64,7 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
     report_.back().rule = &rule;
   }
   Options retriever_options(pipeline.retriever.options, pipeline.retriever.where + ".options");
+  retriever_options.place(pipeline.retriever.search_keys, pipeline.retriever.where + ".search");
   retriever_ = registry.make_retriever(pipeline.retriever.plugin, retriever_options);
   report_.push_back(
       describe(registry, PluginKind::retriever, "retriever", pipeline.retriever.plugin, retriever_options.effective()));
@@ -88,6 +89,7 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
 std::unique_ptr<Retriever> PipelineStages::take_retriever() {
   if (retriever_) return std::move(retriever_);
   Options options(pipeline_.retriever.options, pipeline_.retriever.where + ".options");
+  options.place(pipeline_.retriever.search_keys, pipeline_.retriever.where + ".search");
   return registry_.make_retriever(pipeline_.retriever.plugin, options);
 }
 

@@ -292,7 +292,10 @@ std::size_t Index::count_found(std::string_view query, std::size_t limit) const 
     const std::lock_guard lock(opened_->mutex);
     if (const auto it = opened_->found.find(key); it != opened_->found.end()) return it->second;
   }
-  const std::size_t count = search(query, limit).size();
+  // The retriever's warnings (a shard left out) are the search's to give, not this count's: said
+  // here too, they were said twice.
+  std::vector<std::string> unsaid;
+  const std::size_t count = search(query, limit, &unsaid).size();
   const std::lock_guard lock(opened_->mutex);
   if (opened_->found.size() >= kRemembered) opened_->found.clear();
   opened_->found.emplace(std::move(key), count);
