@@ -202,6 +202,20 @@ TEST(FileIo, ALinkIsFollowedAndAPipeWrittenIntoNeverReplaced) {
   EXPECT_THROW(write_file_atomically(dir.path(), "x"), Error);  // a folder is not a file to write
 }
 
+TEST(FileIo, APipeIsReadToItsEnd) {
+  // `rag evaluate <(cat results.json) answered.json`: a pipe has no size to seek to.
+  testing::TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0600), 0);
+  const std::string text(100000, 'x');
+  std::thread writer([&] {
+    std::ofstream out(dir / "pipe", std::ios::binary);
+    out << text;
+  });
+  const std::string read = read_file(dir / "pipe");
+  writer.join();
+  EXPECT_EQ(read, text);
+}
+
 TEST(ResultsFile, SaveWritesTheJsonOfResultsToJsonALineAQuestion) {
   testing::TempDir dir;
   ResultsFile results;

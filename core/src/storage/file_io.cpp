@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <utility>
 
@@ -27,6 +28,12 @@ std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open (" + std::strerror(errno) + ")");
   std::string content;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    // A pipe (<(cmd), /dev/stdin) has no size to seek to: read until it ends.
+    content.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) throw Error(path.string() + ": read failed");
+    return content;
+  }
   in.seekg(0, std::ios::end);
   const auto size = in.tellg();
   if (size > 0) {
