@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -65,6 +67,31 @@ void check_folder_of(const std::filesystem::path& path) {
                 "; create it first, or write " + path.filename().string() + " elsewhere");
 }
 
+namespace {
+
+// The temporary files of `target` are hidden (".results.json.tmp-PID-N"), so that no glob of the
+// folder's files takes one; a process killed while writing leaves its own behind, which the next
+// writer of that file removes.
+std::string temporary_prefix(const std::filesystem::path& target) {
+  std::string prefix(1, '.');
+  prefix += target.filename().string();
+  return prefix += ".tmp-";
+}
+
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  const std::string prefix = temporary_prefix(target);
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+  }
+}
+
+}  // namespace
+
 AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
   check_folder_of(path_);
   // The file a link names is the one to write (its folder is where the temporary file goes).
@@ -80,8 +107,10 @@ AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
     if (std::filesystem::is_directory(status)) throw Error(path_.string() + ": a folder; give a file name");
     fd_ = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);  // a device or a pipe: written as it is
   } else {
+    remove_stale_temporaries(target);
     std::random_device random;
-    temporary_ = target.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(random());
+    temporary_ = (target.parent_path() / temporary_prefix(target)).string() + std::to_string(::getpid()) + "-" +
+                 std::to_string(random());
     fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }
   path_written_ = temporary_.empty() ? std::string() : target.string();
