@@ -8,6 +8,7 @@
 #include "rag/index.hpp"
 #include "rag/project.hpp"
 #include "rag/responses.hpp"
+#include "text_output.hpp"
 
 namespace rag::commands {
 namespace {
@@ -124,7 +125,7 @@ int check(const cli::Invocation& inv) {
   std::cout << "  index        " << display_path(p.index_dir) << ": " << state_name(state.kind);
   if (state.kind == IndexState::Kind::current)
     std::cout << " (" << state.manifest.value("chunks", 0) << " chunks in "
-              << state.manifest.value("segments", json::array()).size() << " segments, built "
+              << cli::counted(state.manifest.value("segments", json::array()).size(), "segment") << ", built "
               << state.manifest.value("built_at", "?") << ")\n";
   else if (state.kind == IndexState::Kind::missing)
     std::cout << " (`" << p.command("index") << "` builds it)\n";

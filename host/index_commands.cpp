@@ -23,6 +23,7 @@
 #include "rag/index.hpp"
 #include "rag/project.hpp"
 #include "rag/responses.hpp"
+#include "text_output.hpp"
 
 namespace rag::commands {
 namespace fs = std::filesystem;
@@ -33,22 +34,21 @@ namespace {
 void report_index(const IndexReport& report, const Pipeline& pipeline, bool verbose) {
   if (verbose)
     for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
-  const auto plural = [](std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
-  const std::string holds = plural(report.files, "file") + ", " + plural(report.chunks, "chunk") + " in " +
-                            plural(report.segments, "segment");
+  const std::string holds = cli::counted(report.files, "file") + ", " + cli::counted(report.chunks, "chunk") + " in " +
+                            cli::counted(report.segments, "segment");
   if (!report.committed) {
     std::cerr << display_path(pipeline.index_dir) << " is up to date (" << holds << ")";
   } else if (report.full) {
     if (report.why_full != "no index yet" && report.why_full.rfind("asked for", 0) != 0)
       std::cerr << "note: building from scratch: " << report.why_full << "\n";
-    std::cerr << "indexed " << plural(report.files, "file") << " into " << plural(report.chunks, "chunk") << " in " << report.seconds
+    std::cerr << "indexed " << cli::counted(report.files, "file") << " into " << cli::counted(report.chunks, "chunk") << " in " << report.seconds
               << " s -> " << display_path(pipeline.index_dir);
   } else {
     std::cerr << "updated " << display_path(pipeline.index_dir) << " in " << report.seconds << " s: " << report.changed
               << " changed, " << report.added << " added, " << report.removed << " removed"
-              << (report.merged ? ", " + plural(report.merged, "segment") + " merged" : "") << " -> " << holds;
+              << (report.merged ? ", " + cli::counted(report.merged, "segment") + " merged" : "") << " -> " << holds;
   }
-  if (report.skipped) std::cerr << " (" << plural(report.skipped, "file") << " passed over" << (verbose ? "" : "; -v lists them") << ")";
+  if (report.skipped) std::cerr << " (" << cli::counted(report.skipped, "file") << " passed over" << (verbose ? "" : "; -v lists them") << ")";
   std::cerr << std::endl;
 }
 

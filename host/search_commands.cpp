@@ -77,7 +77,7 @@ std::string results_text(const Index& index, const std::string& query, const std
     out << "  " << style.faint(score.str()) << "\n" << highlighter.matching_lines(c.text, c.first_line, 4) << "\n";
   }
   std::ostringstream summary;
-  summary << std::fixed << std::setprecision(2) << hits.size() << " results in " << elapsed_ms << " ms, "
+  summary << std::fixed << std::setprecision(2) << cli::counted(hits.size(), "result") << " in " << elapsed_ms << " ms, "
           << index.strategy();
   if (metrics.contains("recall@5")) summary << ", recall@5 " << metrics["recall@5"].get<double>();
   out << style.faint(summary.str()) << "\n";

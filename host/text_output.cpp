@@ -6,6 +6,13 @@
 #include <vector>
 
 namespace rag::cli {
+
+std::string counted(std::size_t n, std::string_view what) {
+  std::string text = std::to_string(n) + " ";
+  text += what;
+  if (n != 1) text += 's';
+  return text;
+}
 namespace {
 
 constexpr std::string_view kBold = "\x1b[1m";

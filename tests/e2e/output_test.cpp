@@ -103,6 +103,7 @@ TEST_F(OutputTest, TextShowsPlacesAndTheMatchingLines) {
   ASSERT_NE(port_line, 0u);
   EXPECT_THAT(r.out, HasSubstr(std::to_string(port_line) + " | def parse_port"));
   EXPECT_THAT(r.out, HasSubstr("2 results in"));
+  EXPECT_THAT(rag("search TCP port parsed --pipeline pipeline.yaml -k 1 --format text").out, HasSubstr("1 result in"));
 
   const Outcome answered = rag("answer How is the TCP port number parsed --pipeline pipeline.yaml -k 3 --format text");
   ASSERT_EQ(answered.status, 0) << answered.err;
