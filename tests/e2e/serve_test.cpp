@@ -242,6 +242,9 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   EXPECT_THAT(metrics, Not(HasSubstr("rag_request_seconds_count{route=\"other\"}"))) << "timed from the clock's epoch";
   EXPECT_THAT(server.log(), ::testing::ContainsRegex("\"id\":\"[0-9]+\",\"method\":null,\"route\":\"other\",\"status\":414,\"ms\":null"));
   expect(c.Get("/api/search?q=port&pipeline=nope"), 404, "no pipeline named 'nope'");
+  // Named as its `name:` says, or as commands name it (here the file given to --pipeline).
+  EXPECT_EQ(c.Get("/api/search?q=port&pipeline=pipeline")->status, 200);
+  EXPECT_EQ(c.Get("/api/search?q=port&pipeline=pipeline.yaml")->status, 200);
   // What is wrong with the JSON, and where.
   expect(c.Post("/api/answer", "{not json", "application/json"), 400, "the body is not valid JSON (parse error at line 1, column 3");
   expect(c.Post("/api/answer", R"({"question": "port"} {})", "application/json"), 400, "expected end of input");

@@ -120,7 +120,8 @@ class Service {
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
 
-  /// The pipeline of that name ("" for the default). Throws RequestError 404.
+  /// The pipeline of that name ("" for the default), or named as commands name it
+  /// ("ablation/7-fusion", whose `name:` is "7-fusion"). Throws RequestError 404.
   ServedPipeline& pipeline(std::string_view name);
   std::vector<std::string> pipeline_names() const;
 

@@ -138,6 +138,9 @@ ServedPipeline& Service::pipeline(std::string_view name) {
   if (name.empty()) return *pipelines_.front();
   for (const auto& p : pipelines_)
     if (p->pipeline().name == name) return *p;
+  // As commands name it too (`rag serve --pipeline ablation/7-fusion` serves "7-fusion").
+  for (const auto& p : pipelines_)
+    if (!p->pipeline().reference.empty() && p->pipeline().reference == name) return *p;
   std::string known;
   for (const auto& p : pipelines_) known += (known.empty() ? "" : ", ") + p->pipeline().name;
   throw RequestError(404, "no pipeline named '" + std::string(name) + "' is served here (served: " + known + ")");
