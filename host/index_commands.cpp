@@ -240,7 +240,7 @@ int chunks(const cli::Invocation& inv) {
     cli::check_outputs(cli::outputs_given(*vm, {"export"}), inputs);
     cli::check_output_beside("export", (*vm)["export"].as<std::string>(), loaded.pipeline);
   }
-  const Index index(loaded.stages);
+  const Index index(loaded.stages, Index::Use::chunks);  // no retriever: remote shards need not be up
   // Everything that can fail comes before the first line on stdout.
   std::string report;
   for (std::size_t i = 0; i < datasets.size(); ++i) {

@@ -154,6 +154,9 @@ TEST(ScaleOut, RemoteShardsRankAsTheIndexOwnAndSurviveFailures) {
   EXPECT_NE(dead.err.find(shard1), std::string::npos) << dead.err;
   EXPECT_NE(dead.err.find("(check that xapian-tcpsrv --timeout 0 serves it there); or set partial_results: true"),
             std::string::npos) << dead.err;
+  // Reading the chunks needs no server: the client's own index folder has them.
+  const Outcome exported = run_rag(dir.path(), "chunks --pipeline remote.yaml --export chunks.jsonl");
+  EXPECT_EQ(exported.status, 0) << exported.err;
   const Outcome partial = search("remote.yaml", kQueries[0], "--set retriever.search.partial_results=true");
   ASSERT_EQ(partial.status, 0) << partial.err;
   EXPECT_NE(partial.err.find("warning: " + shard1), std::string::npos) << partial.err;

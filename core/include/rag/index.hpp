@@ -97,10 +97,13 @@ std::string committed_generation(const Pipeline& pipeline);
 
 class Index final : public ChunkSource {
  public:
+  /// What an Index is opened for: searching (the retriever opened, which may connect to remote
+  /// shards), or reading its chunks alone (`rag chunks`), for which search() is an error.
+  enum class Use { search, chunks };
   /// Opens the index of the stages' pipeline with a retriever of `stages`. Throws rag::Error when
   /// there is none, when it comes from another format or pipeline configuration, or when a file
   /// is missing or damaged.
-  explicit Index(PipelineStages& stages);
+  explicit Index(PipelineStages& stages, Use use = Use::search);
   ~Index() override;
 
   /// Chunks not removed.

@@ -157,7 +157,7 @@ void warn_search(std::string message) {
     search_warnings->push_back(std::move(message));
 }
 
-Index::Index(PipelineStages& stages) {
+Index::Index(PipelineStages& stages, Use use) {
   const Pipeline& pipeline = stages.pipeline();
   const auto open = [&] {
     manifest_ = read_manifest(pipeline);
@@ -173,8 +173,10 @@ Index::Index(PipelineStages& stages) {
       for (const OpenSegment& s : opened->segments) all.push_back(&s);
       opened->view = retriever_view(pipeline, all);
       opened->list = std::make_unique<SegmentList>(opened->view);
-      opened->retriever = stages.take_retriever();
-      opened->retriever->open(*opened->list);
+      if (use == Use::search) {
+        opened->retriever = stages.take_retriever();
+        opened->retriever->open(*opened->list);
+      }
       opened_ = std::move(opened);
     } catch (const json::exception&) {
       throw Error(damaged(pipeline));
@@ -246,6 +248,7 @@ void Index::for_each(const std::function<void(std::uint32_t, const ChunkView&)>&
 }
 
 std::vector<Hit> Index::search(std::string_view query, std::size_t k, std::vector<std::string>* warnings) const {
+  if (!opened_->retriever) throw Error("this index was opened for its chunks alone, not to search");
   if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) throw Error("the query is empty");
   if (!utf8::is_valid(query)) throw Error("the query is not valid UTF-8; pass it in UTF-8 (check the terminal's encoding)");
   std::vector<std::string> given;
