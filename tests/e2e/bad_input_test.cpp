@@ -407,6 +407,11 @@ TEST_F(BadData, ResultsFileProblems) {
   expect_results_error("[1, 2", "results.json: not valid JSON");
   expect_results_error(R"({"search_results": []})", "'k' is missing");
   expect_results_error(R"({"search_results": [], "k": "5"})", "'k' must be a non-negative integer");
+  expect_results_error(R"({"search_results": [], "k": 5.5})", "'k' must be a non-negative integer");
+  // A whole number written as 10.0 is one, as the grader reads it.
+  dir_.write("results.json", R"({"search_results": [{"question_id": "a", "question_str": "port", "retrieved_sources": [
+    {"file_path": "repo/pkg/server.py", "first_character_index": 85.0, "last_character_index": 300}]}], "k": 10.0})");
+  EXPECT_THAT(expect_success("evaluate results.json answered.json").out, HasSubstr("recall@1   1.0000"));
   expect_results_error(R"({"search_results": [], "k": 11})", "k is 11, the grader accepts 1 to 10");
   expect_results_error(R"({"search_results": [{"question_id": "a", "retrieved_sources": []}], "k": 5})",
                        "search result 1: 'question_str' is missing");
