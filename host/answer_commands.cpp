@@ -175,6 +175,7 @@ int answer(const cli::Invocation& inv) {
     throw;
   }
   if (shown && format == cli::Format::json) std::cerr << "\n";
+  for (const std::string& w : answered.warnings) std::cerr << "warning: " << w << "\n";
   std::vector<std::string> files;
   for (const Evidence& e : answered.request.evidence) files.push_back(e.file_path);
   cli::warn_changed(index, pipeline, files);

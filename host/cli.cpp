@@ -179,10 +179,15 @@ std::size_t warn_unindexed_truths(const std::vector<Question>& questions, const 
   return warn_unindexed_truths(truths, index, whose);
 }
 
-void note_cut_sources(const ResultsFile& results, const std::string& whose) {
+void note_results(const ResultsFile& results, const std::string& whose) {
+  const std::string who = whose.empty() ? "" : whose + ": ";
+  for (const std::string& w : results.warnings) std::cerr << "warning: " << who << w << "\n";
+  if (results.warned_questions > 0)
+    std::cerr << "warning: " << who << results.warned_questions << " of " << results.results.size()
+              << " questions were searched with part of the index left out, as warned above: their recall is lower\n";
   if (results.sources_cut == 0) return;
-  std::cerr << "note: " << (whose.empty() ? "" : whose + ": ") << results.sources_cut << " sources were longer than "
-            << kMaxSourceChars << " characters, which the grader rejects, and were cut to their first " << kMaxSourceChars
+  std::cerr << "note: " << who << results.sources_cut << " sources were longer than " << kMaxSourceChars
+            << " characters, which the grader rejects, and were cut to their first " << kMaxSourceChars
             << " (a chunker's max_chunk_size is above it)\n";
 }
 

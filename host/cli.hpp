@@ -103,9 +103,10 @@ Format read_format(const po::variables_map& vm);
 /// indexed, naming them and the command that updates the index.
 void warn_changed(const Index& index, const Pipeline& pipeline, const std::vector<std::string>& files);
 
-/// A note on stderr when search_questions() cut sources to the grader's limit (`whose`: the
-/// pipeline, for commands that run several).
-void note_cut_sources(const ResultsFile& results, const std::string& whose = {});
+/// On stderr, what search_questions() met (`whose`: the pipeline, for commands that run several):
+/// the retriever's warnings and how many questions they touched (a remote shard left out), and
+/// sources cut to the grader's limit.
+void note_results(const ResultsFile& results, const std::string& whose = {});
 
 /// Milliseconds elapsed since `start`.
 double milliseconds_since(std::chrono::steady_clock::time_point start);

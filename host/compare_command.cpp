@@ -53,7 +53,7 @@ void prepare(Contender& c) {
 
 DatasetRun run(const Contender& c, const std::vector<Question>& questions) {
   const ResultsFile results = search_questions(*c.index, questions, kMaxResultsK);
-  cli::note_cut_sources(results, c.letter + " (" + c.label + ")");
+  cli::note_results(results, c.letter + " (" + c.label + ")");
   DatasetRun r;
   r.evaluation = evaluate(questions, results);
   std::vector<double> latencies;

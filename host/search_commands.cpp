@@ -184,7 +184,7 @@ int search_dataset(const cli::Invocation& inv) {
   create_folder(output.parent_path());
   save_results(output, results);
   std::cerr << "wrote " << output.string() << " (" << questions.size() << " questions, k=" << k << ")\n";
-  cli::note_cut_sources(results);
+  cli::note_results(results);
   const auto short_of_k = std::count_if(results.results.begin(), results.results.end(),
                                         [&](const SearchResult& r) { return r.sources.size() < k; });
   if (short_of_k > 0)

@@ -210,7 +210,7 @@ int tune(const cli::Invocation& inv) {
     data.score.emplace_back();
     for (const auto& questions : datasets) {
       const ResultsFile results = search_questions(index, questions, k);
-      cli::note_cut_sources(results, "configuration " + std::to_string(c + 1));
+      cli::note_results(results, "configuration " + std::to_string(c + 1));
       const Evaluation e = evaluate(questions, results);
       data.score.back().emplace_back();
       for (const auto& outcome : e.outcomes) data.score.back().back().push_back(question_recall(outcome, k));

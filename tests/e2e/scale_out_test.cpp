@@ -164,6 +164,19 @@ TEST(ScaleOut, RemoteShardsRankAsTheIndexOwnAndSurviveFailures) {
   const json warnings = json::parse(partial.out).at("warnings");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].get<std::string>().find(shard1), std::string::npos);
+  // An answer from partial results says so too.
+  const Outcome answer = run_rag(dir.path(), "answer --pipeline remote.yaml --format json --set retriever.search.partial_results=true "
+                                             "'" + kQueries[0] + "'");
+  ASSERT_EQ(answer.status, 0) << answer.err;
+  EXPECT_NE(json::parse(answer.out).at("warnings").dump().find(shard1), std::string::npos) << answer.out;
+  // And a dataset run, once for all its questions, with how many it touched.
+  write(dir / "questions.json", R"({"rag_questions": [{"question_id": "a", "question": "server port"},
+                                                      {"question_id": "b", "question": "quantization awq"}]})");
+  const Outcome dataset = run_rag(dir.path(), "search_dataset --pipeline remote.yaml --dataset_path questions.json "
+                                              "--save_directory out --set retriever.search.partial_results=true");
+  ASSERT_EQ(dataset.status, 0) << dataset.err;
+  EXPECT_EQ(dataset.err.find("warning: " + shard1), dataset.err.rfind("warning: " + shard1)) << dataset.err;
+  EXPECT_NE(dataset.err.find("2 of 2 questions were searched with part of the index left out"), std::string::npos) << dataset.err;
 
   // Restarted on the same port: whole results again.
   servers[1] = std::make_unique<Server>(ports[1], index / "shard-1.stub");

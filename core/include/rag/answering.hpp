@@ -38,6 +38,8 @@ struct AnsweredQuestion {
   bool answered = true;  ///< see WrittenAnswer::answered
   Support support;
   AnswerTimings timings;
+  /// What the retriever warned of while searching the sources (a remote shard left out).
+  std::vector<std::string> warnings;
 };
 
 /// The answer to `request`: declined when the support of its sources (measured by `meter` with

@@ -56,6 +56,10 @@ struct ResultsFile {
   /// Sources longer than kMaxSourceChars that search_questions() cut to their first
   /// kMaxSourceChars code points, so that the grader accepts them (not written to the file).
   std::size_t sources_cut = 0;
+  /// Questions whose search the retriever warned of (a remote shard left out: their recall is
+  /// lower), and its warnings, each once (not written to the file).
+  std::size_t warned_questions = 0;
+  std::vector<std::string> warnings{};
 };
 
 /// The grader's limits on a results file.

@@ -54,7 +54,7 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
   AnsweredQuestion out;
   const auto start = std::chrono::steady_clock::now();
   const std::string query = read_question(translator, index, question);
-  std::vector<Hit> hits = index.search(query, k);
+  std::vector<Hit> hits = index.search(query, k, &out.warnings);
   out.timings.retrieval_ms = milliseconds_since(start);
   const auto context_start = std::chrono::steady_clock::now();
   PreparedQuestion prepared = prepare_question(index, assembler, question, query, std::move(hits));

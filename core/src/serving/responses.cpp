@@ -74,6 +74,7 @@ json answer_response(const AnsweredQuestion& answered, const std::string& genera
               {"language", request.language},
               {"sources", std::move(sources)}};
   if (request.query != request.question) out["retrieval_query"] = request.query;
+  if (!answered.warnings.empty()) out["warnings"] = answered.warnings;
   if (!request.parents.empty()) {
     json parents = json::array();
     for (const auto& p : request.parents) parents.push_back(evidence_json(p));

@@ -359,15 +359,23 @@ ResultsFile search_questions(const Index& index, const std::vector<Question>& qu
   // fault, tens of microseconds on a virtual machine).
   std::vector<std::vector<Hit>> hits(questions.size());
   std::vector<double> ms(questions.size());
-  Progress progress("searching", questions.size());
-  for (std::size_t i = 0; i < questions.size(); ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    hits[i] = index.search(questions[i].text, k);
-    ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    progress.advance();
-  }
   ResultsFile results;
   results.k = k;
+  Progress progress("searching", questions.size());
+  std::vector<std::string> warnings;
+  for (std::size_t i = 0; i < questions.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    hits[i] = index.search(questions[i].text, k, &warnings);
+    ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!warnings.empty()) {
+      ++results.warned_questions;
+      for (std::string& w : warnings)
+        if (std::find(results.warnings.begin(), results.warnings.end(), w) == results.warnings.end())
+          results.warnings.push_back(std::move(w));
+      warnings.clear();
+    }
+    progress.advance();
+  }
   for (std::size_t i = 0; i < questions.size(); ++i) {
     std::vector<RetrievedSource> sources = to_sources(index, hits[i]);
     for (std::size_t j = 0; j < sources.size(); ++j) {
