@@ -302,10 +302,13 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       const bool follows = code ? !follower.code : (follower.code || follower.item);
       if (follower.evidence != units[unit].evidence || !follows) break;
       // List items after a ':' and a field's first docstring sentence may go past max_chars: a
-      // field alone says nothing of what it is. A Python field's next docstring sentences come
-      // while they fit (the first often only says what it is, the next what it does).
+      // field alone says nothing of what it is. Unless the question asks its default (the value
+      // answers it), a Python field's next docstring sentences come while they fit: the first
+      // often only says what it is, the next what it does.
       if (code && next > unit + 1) {
-        if (request.evidence[follower.evidence].kind != "python" || used + follower.chars > max_chars_) break;
+        if (kind == QuestionKind::default_value || request.evidence[follower.evidence].kind != "python" ||
+            used + follower.chars > max_chars_)
+          break;
       } else if (code || follower.item) {
         if (used + follower.chars > max_chars_ + kAnnouncedItemsExtra) break;
       } else if (used + follower.chars > max_chars_) {
