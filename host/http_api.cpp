@@ -509,9 +509,14 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
           json done = {{"answer", answer["answer"]}, {"answered", answer["answered"]}, {"cited", json::array()}};
           for (const auto& s : answer["sources"])
             if (s["cited"].get<bool>()) done["cited"].push_back(s["number"]);
-          // What the JSON answer says beside its text and sources, so that a stream loses nothing.
-          for (const char* key : {"support", "retrieval_query", "messages", "generator", "strategy", "timings"})
-            if (answer.contains(key)) done[key] = answer[key];
+          // Everything else the JSON answer says that the sources event did not (the sources, the
+          // question, its language, the pipeline and generation), so that a stream loses nothing:
+          // support, retrieval_query, warnings, parent_context, messages, generator, strategy,
+          // the whole timings.
+          for (const auto& [key, value] : answer.items())
+            if (!done.contains(key) && key != "sources" && key != "query" && key != "language" && key != "pipeline" &&
+                key != "generation")
+              done[key] = value;
           send("done", done);
         } catch (const StreamStopped& stopped) {
           if (stopped.why.empty()) {
