@@ -353,7 +353,7 @@ int evaluate_answers(const cli::Invocation& inv) {
     json list = json::array();
     for (const auto& s : e.scores)
       list.push_back({{"question_id", s.question_id}, {"question", s.question}, {"answered", s.answered},
-                      {"declined", s.declined}, {"rouge_l", s.rouge_l}, {"token_f1", s.token_f1}, {"cites_truth", s.cites_truth}});
+                      {"declined", s.declined}, {"failed", s.failed}, {"rouge_l", s.rouge_l}, {"token_f1", s.token_f1}, {"cites_truth", s.cites_truth}});
     write_file_atomically((*vm)["per_question"].as<std::string>(), list.dump(2) + "\n");
   }
   const auto distribution = [](const Distribution& d) {
@@ -361,14 +361,15 @@ int evaluate_answers(const cli::Invocation& inv) {
                 {"median", d.median}, {"p75", d.p75}, {"max", d.max}, {"histogram", d.histogram}};
   };
   if (vm->count("json")) {
-    const json out = {{"questions", e.questions},          {"answered", e.answered}, {"declined", e.declined},
+    const json out = {{"questions", e.questions},          {"answered", e.answered}, {"declined", e.declined}, {"failed", e.failed},
                       {"rouge_l", distribution(e.rouge_l)}, {"token_f1", distribution(e.token_f1)},
                       {"cites_truth", e.cites_truth}};
     cli::print(out.dump(2));
     return 0;
   }
-  const std::size_t missing = e.questions - e.answered - e.declined;
-  std::printf("questions: %zu (answered: %zu, declined: %zu%s)\n", e.questions, e.answered, e.declined,
+  const std::size_t missing = e.questions - e.answered - e.declined - e.failed;
+  std::printf("questions: %zu (answered: %zu, declined: %zu%s%s)\n", e.questions, e.answered, e.declined,
+              e.failed ? (", failed: " + std::to_string(e.failed)).c_str() : "",
               missing ? (", without an answer: " + std::to_string(missing)).c_str() : "");
   std::printf("%-12s %7s %7s %7s %7s   histogram [0-.2 .2-.4 .4-.6 .6-.8 .8-1]\n", "", "mean", "p25", "median", "p75");
   for (const auto& [name, d] : {std::pair{"ROUGE-L F1", &e.rouge_l}, std::pair{"token F1", &e.token_f1}}) {

@@ -66,6 +66,7 @@ TEST(EvaluateAnswers, ScoresEveryQuestionAndChecksCitations) {
       {"q2", "two?", {{"g.py", 0, 50}}, "it returns none"},
       {"q3", "three?", {{"h.md", 0, 10}}, "never answered"},
       {"q4", "four?", {{"h.md", 0, 10}}, "the sources do not say"},
+      {"q5", "five?", {{"h.md", 0, 10}}, "the model was down"},
   };
   std::vector<AnsweredResult> answers = {
       answered("q1", "Use the awq flag [1].", {{"f.md", 150, 900}}),  // overlaps the truth
@@ -73,11 +74,17 @@ TEST(EvaluateAnswers, ScoresEveryQuestionAndChecksCitations) {
       answered("q4", "The sources do not answer this question.", {}),
   };
   answers[2].record.answered = false;
+  answers.push_back(answered("q5", "", {}));
+  answers[3].record.answered = false;
+  answers[3].record.error = "the model server said 429";
   const AnswerEvaluation e = evaluate_answers(dataset, answers);
-  EXPECT_EQ(e.questions, 4u);
+  EXPECT_EQ(e.questions, 5u);
   EXPECT_EQ(e.answered, 2u);
   EXPECT_EQ(e.declined, 1u);  // its text is scored all the same
-  ASSERT_EQ(e.scores.size(), 4u);
+  EXPECT_EQ(e.failed, 1u);    // not declined: nothing was said of the sources
+  ASSERT_EQ(e.scores.size(), 5u);
+  EXPECT_TRUE(e.scores[4].failed);
+  EXPECT_FALSE(e.scores[4].declined);
   EXPECT_TRUE(e.scores[3].declined);
   EXPECT_FALSE(e.scores[3].answered);
   EXPECT_GT(e.scores[3].rouge_l, 0.0);
@@ -88,8 +95,8 @@ TEST(EvaluateAnswers, ScoresEveryQuestionAndChecksCitations) {
   EXPECT_FALSE(e.scores[2].answered);
   EXPECT_DOUBLE_EQ(e.scores[2].rouge_l, 0.0);
   EXPECT_FALSE(e.scores[2].declined);
-  EXPECT_NEAR(e.cites_truth, 1.0 / 4.0, 1e-12);
-  EXPECT_NEAR(e.rouge_l.mean, (1.0 + e.scores[1].rouge_l + e.scores[3].rouge_l) / 4.0, 1e-12);
+  EXPECT_NEAR(e.cites_truth, 1.0 / 5.0, 1e-12);
+  EXPECT_NEAR(e.rouge_l.mean, (1.0 + e.scores[1].rouge_l + e.scores[3].rouge_l) / 5.0, 1e-12);
 
   EXPECT_THROW(evaluate_answers(dataset, {answered("q9", "x", {})}), Error);
   EXPECT_THROW(evaluate_answers({{"q1", "one?", {}, ""}}, {}), Error);

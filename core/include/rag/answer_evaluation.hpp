@@ -26,7 +26,8 @@ struct AnswerScore {
   std::string question_id;
   std::string question;
   bool answered = false;      ///< the answers file answers this question (has it, not declined)
-  bool declined = false;      ///< the answers file has it, said the sources do not answer it
+  bool declined = false;      ///< the answers file has it and says the sources do not answer it
+  bool failed = false;        ///< the answers file has it with the error that stopped its answer
   double rouge_l = 0;
   double token_f1 = 0;
   bool cites_truth = false;   ///< a cited source overlaps a ground-truth span of the same file
@@ -42,8 +43,9 @@ Distribution describe_scores(std::vector<double> scores);
 
 struct AnswerEvaluation {
   std::size_t questions = 0;
-  std::size_t answered = 0;
-  std::size_t declined = 0;  ///< the rest of the questions have no answer in the file
+  std::size_t answered = 0;  ///< questions the answers file answers
+  std::size_t declined = 0;  ///< questions it says the sources do not answer
+  std::size_t failed = 0;    ///< questions whose answer failed (a model server's error); the rest have no record
   Distribution rouge_l;   ///< over all questions, a missing answer scoring 0
   Distribution token_f1;
   double cites_truth = 0;  ///< share of all questions

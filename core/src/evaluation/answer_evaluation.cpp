@@ -122,18 +122,19 @@ AnswerEvaluation evaluate_answers(const std::vector<Question>& dataset, const st
   std::vector<double> rouge, f1s;
   std::size_t citing = 0;
   for (const auto& q : dataset) {
-    AnswerScore s{q.id, q.text, false, false, 0, 0, false};
+    AnswerScore s{q.id, q.text, false, false, false, 0, 0, false};
     if (const auto it = answer_of.find(q.id); it != answer_of.end()) {
       const AnsweredResult& a = *it->second;
       const auto candidate = answer_words(a.record.answer);
       const auto reference = answer_words(q.answer);
-      s.answered = a.record.answered;
-      s.declined = !a.record.answered;
+      s.failed = !a.record.error.empty();
+      s.answered = a.record.answered && !s.failed;
+      s.declined = !a.record.answered && !s.failed;
       s.rouge_l = rouge_l_f1(candidate, reference);
       s.token_f1 = token_f1(candidate, reference);
       for (const auto& truth : q.sources)
         for (const auto& cited : a.record.cited) s.cites_truth = s.cites_truth || overlaps(truth, cited.span);
-      ++(s.answered ? e.answered : e.declined);
+      ++(s.failed ? e.failed : s.answered ? e.answered : e.declined);
     }
     rouge.push_back(s.rouge_l);
     f1s.push_back(s.token_f1);
