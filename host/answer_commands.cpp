@@ -216,7 +216,8 @@ int answer_dataset(const cli::Invocation& inv) {
   // Inputs are read and checked before any work, so that a bad file costs nothing.
   ResultsFile results;
   std::vector<Question> questions;
-  if (from_results) results = load_results(input);
+  json document;
+  if (from_results) results = load_results(input, &document);
   else questions = load_questions(input);
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
@@ -226,10 +227,7 @@ int answer_dataset(const cli::Invocation& inv) {
 
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
   std::vector<std::string> queries;    // and how retrieval read it (translated)
-  json document;
-  if (from_results) {
-    document = json::parse(read_file(input));
-  } else {
+  if (!from_results) {
     // Searched here rather than by search_questions(): the answers want the hits themselves.
     Progress progress("searching", questions.size());
     ResultsFile searched;

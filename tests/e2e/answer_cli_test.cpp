@@ -93,6 +93,10 @@ TEST_F(AnswerCliTest, EvaluateAnswersAgainstFacts) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("accepted: 2 of 3 (66.7%); questions the sources cannot answer that were cited: 0"));
   EXPECT_THAT(r.out, HasSubstr("miss port: How is the TCP port number parsed?\n  lacks: \"no such phrase in any answer\""));
+  // From a pipe (read once: it cannot be read again).
+  const Outcome piped = rag("evaluate_answers /dev/stdin --facts facts.json", "cat answers/facts.json |");
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_THAT(piped.out, HasSubstr("accepted: 2 of 3 (66.7%)"));
   const json figures = json::parse(rag("evaluate_answers answers/facts.json --facts facts.json --json").out);
   EXPECT_EQ(figures["accepted"], 2);
   EXPECT_EQ(figures["by_kind"]["out-of-scope"]["accepted"], 1);

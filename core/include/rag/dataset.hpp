@@ -66,8 +66,10 @@ struct ResultsFile {
 inline constexpr std::size_t kMaxResultsK = 10;
 inline constexpr std::size_t kMaxSourceChars = 2000;
 
-/// Reads a search_dataset output. Throws rag::Error on anything the grader would reject.
-ResultsFile load_results(const std::filesystem::path& file);
+/// Reads a search_dataset output. Throws rag::Error on anything the grader would reject. With
+/// `document`, also its whole JSON, for the fields the grader leaves to others (answers): the file
+/// is read once, as a pipe can be.
+ResultsFile load_results(const std::filesystem::path& file, nlohmann::ordered_json* document = nullptr);
 /// The JSON of a results file, with question_str and question both present.
 nlohmann::ordered_json results_to_json(const ResultsFile& results);
 /// Writes the JSON of results_to_json() atomically, a line per question.

@@ -35,8 +35,8 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
 }
 
 std::vector<AnsweredResult> load_answers(const std::filesystem::path& file) {
-  ResultsFile results = load_results(file);  // also checks the file is valid JSON
-  const json root = json::parse(read_file(file));
+  json root;
+  ResultsFile results = load_results(file, &root);
   const json& list = root.at("search_results");
   std::vector<AnsweredResult> out;
   for (std::size_t i = 0; i < list.size(); ++i) {

@@ -103,8 +103,9 @@ std::vector<Question> load_questions(const std::filesystem::path& file) {
   return questions;
 }
 
-ResultsFile load_results(const std::filesystem::path& file) {
-  const json root = parse_json(file);
+ResultsFile load_results(const std::filesystem::path& file, json* document) {
+  json parsed = parse_json(file);
+  const json& root = document ? (*document = std::move(parsed)) : parsed;
   EntryReader top(root, file.string());
   ResultsFile results;
   results.k = top.index("k");
