@@ -211,21 +211,38 @@ TEST(FileIo, TemporariesAreHiddenAndAKilledWritersAreRemovedByTheNext) {
   if (child == 0) ::_exit(0);
   ASSERT_GT(child, 0);
   ::waitpid(child, nullptr, 0);
-  const std::string dead = ".out.json.tmp-" + std::to_string(child) + "-7";
+  const std::string pid = std::to_string(child);
+  const std::string dead = ".out.json.tmp-" + pid + "-7", older_rags = "out.json.tmp-" + pid + "-9";
+  const std::string recent = ".out.json.tmp-" + pid + "-10";             // written a moment ago
   const std::string alive = ".out.json.tmp-" + std::to_string(::getpid()) + "-8";  // a writer at work
-  dir.write(dead, "half");
-  dir.write(alive, "half");
+  const std::string other = ".out.json.tmp-" + pid + "-7.json";          // not a temporary of out.json
+  const auto long_ago = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const std::string& name : {dead, older_rags, recent, alive, other}) {
+    dir.write(name, "half");
+    if (name != recent) std::filesystem::last_write_time(dir / name, long_ago);
+  }
+  EXPECT_TRUE(is_temporary_of(dead, "out.json"));
+  EXPECT_TRUE(is_temporary_of(older_rags, "out.json"));
+  EXPECT_FALSE(is_temporary_of(other, "out.json"));
+  EXPECT_FALSE(is_temporary_of(".a.json.tmp-5-1", "out.json"));
   {
     AtomicFile file(dir / "out.json");
     file.write("whole");
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) names.push_back(entry.path().filename().string());
-    // Its own temporary is hidden too: a glob of *.json or *out* (a grader's) never takes it.
-    EXPECT_EQ(std::count_if(names.begin(), names.end(), [](const std::string& n) { return n.starts_with(".out.json.tmp-"); }), 2);
+    // Its own temporary is hidden: a glob of *.json or *out* (a grader's) never takes it.
+    std::size_t hidden = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+      const std::string name = entry.path().filename().string();
+      EXPECT_FALSE(name.starts_with("out.json.tmp-") && name != older_rags) << name;
+      hidden += name.starts_with(".out.json.tmp-" + std::to_string(::getpid()) + "-") && name != alive;
+    }
+    EXPECT_EQ(hidden, 1u);
     file.commit();
   }
   EXPECT_FALSE(std::filesystem::exists(dir / dead));
+  EXPECT_FALSE(std::filesystem::exists(dir / older_rags));
+  EXPECT_TRUE(std::filesystem::exists(dir / recent));  // its writer may live where its PID means another
   EXPECT_TRUE(std::filesystem::exists(dir / alive));
+  EXPECT_TRUE(std::filesystem::exists(dir / other));
   EXPECT_EQ(read_file(dir / "out.json"), "whole");
 }
 

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "e2e/rag_process.hpp"
+#include "rag/file_io.hpp"
 
 namespace rag {
 namespace {
@@ -120,9 +121,10 @@ class CrashSafety : public ::testing::Test {
     return version;
   }
 
-  std::size_t count_in_index(const std::string& prefix) const {
+  // Manifests being written (or left by killed runs), hidden or of an older rag.
+  std::size_t manifests_being_written() const {
     std::size_t n = 0;
-    for (const auto& entry : fs::directory_iterator(dir_ / "index")) n += entry.path().filename().string().rfind(prefix, 0) == 0;
+    for (const auto& entry : fs::directory_iterator(dir_ / "index")) n += is_temporary_of(entry.path().filename().string(), "manifest.json");
     return n;
   }
 
@@ -173,7 +175,7 @@ TEST_F(CrashSafety, KilledRebuildLeavesTheOldOrTheNewIndex) {
   write_corpus(version == 'A' ? 'B' : 'A');
   ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
   EXPECT_EQ(leftovers(), std::vector<std::string>{});
-  EXPECT_EQ(count_in_index("manifest.json.tmp-"), 0u);
+  EXPECT_EQ(manifests_being_written(), 0u);
   EXPECT_NE(loaded_version(), version);
 }
 
@@ -182,12 +184,13 @@ TEST_F(CrashSafety, AnUpdateWithNothingToDoAlsoRemovesWhatAKilledRunLeft) {
   // the next `rag index`, even one that finds nothing changed.
   ASSERT_EQ(rag("index --pipeline pipeline.yaml").status, 0);
   dir_.write("index/seg-999999/chunks.bin", "left by a killed run");
-  dir_.write("index/manifest.json.tmp-1-2", "{");
+  dir_.write("index/manifest.json.tmp-1-2", "{");   // an older rag's
+  dir_.write("index/.manifest.json.tmp-1-3", "{");
   const Outcome r = rag("index --pipeline pipeline.yaml");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("is up to date"));
   EXPECT_EQ(leftovers(), std::vector<std::string>{});
-  EXPECT_EQ(count_in_index("manifest.json.tmp-"), 0u);
+  EXPECT_EQ(manifests_being_written(), 0u);
 }
 
 TEST_F(CrashSafety, SearchesDuringARebuildSeeAWholeIndex) {

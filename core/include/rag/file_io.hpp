@@ -43,6 +43,11 @@ class AtomicFile {
   std::size_t size_ = 0;
 };
 
+/// Whether the file name `name` is one of the temporary files AtomicFile writes beside a file
+/// named `target_name` before renaming it: ".NAME.tmp-PID-N" (an older rag's "NAME.tmp-PID-N"
+/// too). A process killed while writing leaves one.
+bool is_temporary_of(std::string_view name, std::string_view target_name);
+
 /// Whether `path` is `folder` or below it, read lexically (normalise both first when they may
 /// hold "..", links or a relative start).
 bool is_within(const std::filesystem::path& path, const std::filesystem::path& folder);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -69,28 +70,45 @@ void check_folder_of(const std::filesystem::path& path) {
 
 namespace {
 
-// The temporary files of `target` are hidden (".results.json.tmp-PID-N"), so that no glob of the
-// folder's files takes one; a process killed while writing leaves its own behind, which the next
-// writer of that file removes.
-std::string temporary_prefix(const std::filesystem::path& target) {
-  std::string prefix(1, '.');
-  prefix += target.filename().string();
-  return prefix += ".tmp-";
+constexpr std::string_view kTemporaryMark = ".tmp-";
+// A temporary older than this, of a process gone, is a killed writer's: a live writer (in another
+// PID namespace, say, where its PID means nothing here) writes its file at least this often.
+constexpr auto kStaleAfter = std::chrono::minutes(2);
+
+// The PID in a temporary's name `name` of `target_name` (see is_temporary_of); 0 when it is not one.
+long temporary_pid(std::string_view name, std::string_view target_name) {
+  if (name.starts_with('.') && name.substr(1).starts_with(target_name)) name.remove_prefix(1 + target_name.size());
+  else if (name.starts_with(target_name)) name.remove_prefix(target_name.size());
+  else return 0;
+  if (!name.starts_with(kTemporaryMark)) return 0;
+  name.remove_prefix(kTemporaryMark.size());
+  const std::size_t dash = name.find('-');
+  const auto digits = [](std::string_view d) {
+    return !d.empty() && d.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (dash == std::string_view::npos || !digits(name.substr(0, dash)) || !digits(name.substr(dash + 1))) return 0;
+  return std::strtol(std::string(name.substr(0, dash)).c_str(), nullptr, 10);
 }
 
+// Temporaries of `target` that killed writers left: their process is gone and they have not been
+// written for a while. The next writer of the file removes them.
 void remove_stale_temporaries(const std::filesystem::path& target) {
-  const std::string prefix = temporary_prefix(target);
+  const std::string target_name = target.filename().string();
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  const auto now = std::filesystem::file_time_type::clock::now();
   std::error_code ec;
   for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!name.starts_with(prefix)) continue;
-    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+    const long pid = temporary_pid(it->path().filename().string(), target_name);
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code time_error;
+    const auto written = std::filesystem::last_write_time(it->path(), time_error);
+    if (!time_error && now - written > kStaleAfter) ::unlink(it->path().c_str());
   }
 }
 
 }  // namespace
+
+bool is_temporary_of(std::string_view name, std::string_view target_name) { return temporary_pid(name, target_name) > 0; }
 
 AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
   check_folder_of(path_);
@@ -109,8 +127,11 @@ AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
   } else {
     remove_stale_temporaries(target);
     std::random_device random;
-    temporary_ = (target.parent_path() / temporary_prefix(target)).string() + std::to_string(::getpid()) + "-" +
-                 std::to_string(random());
+    std::string name(1, '.');  // hidden: no glob of the folder's files takes it
+    name += target.filename().string();
+    name += kTemporaryMark;
+    name += std::to_string(::getpid()) + "-" + std::to_string(random());
+    temporary_ = (target.parent_path() / name).string();
     fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }
   path_written_ = temporary_.empty() ? std::string() : target.string();

@@ -57,9 +57,7 @@ bool is_numbered(std::string_view name, std::string_view prefix) {
 // an older layout (format 3), the lock and manifests of killed runs. Nothing else is touched.
 bool is_segment(std::string_view name) { return is_numbered(name, "seg-"); }
 bool is_old_generation(std::string_view name) { return is_numbered(name, "gen-"); }
-bool is_stale_manifest(std::string_view name) {
-  return name.starts_with("." + std::string(kManifest) + ".tmp-") || name.starts_with(std::string(kManifest) + ".tmp-");  // older rags'
-}
+bool is_stale_manifest(std::string_view name) { return is_temporary_of(name, kManifest); }
 
 // A folder about to become an index that is not one (no manifest) must hold nothing but what a
 // killed first run of `rag index` leaves: its other files are someone else's.
