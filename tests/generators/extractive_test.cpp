@@ -297,6 +297,10 @@ TEST(ExtractiveGenerator, AFieldBringsTheRestOfItsDocstringWhileItFits) {
   const std::string short_answer = make("{max_chars: 60}")->generate(r);
   EXPECT_THAT(short_answer, HasSubstr("Whether to always use eager-mode PyTorch."));
   EXPECT_THAT(short_answer, Not(HasSubstr("CUDA graph")));
+  // Nor what comes after the docstring: a comment before the next field is that field's.
+  const Evidence commented = source(1, "python", "class ModelConfig:\n    enforce_eager: bool = False\n    \"\"\"" + docstring +
+                                                     "\"\"\"\n    # Quantization settings\n    quantization: str = \"none\"\n");
+  EXPECT_THAT(make()->generate(ask("What does enforce_eager do?", {commented})), Not(HasSubstr("Quantization settings")));
   // Asked its default, the value answers: the rest of the docstring would take another source's place.
   EXPECT_THAT(make()->generate(ask("What is the default value of enforce_eager?", {e})),
               AllOf(HasSubstr("enforce_eager: bool = False"), Not(HasSubstr("CUDA graph"))));

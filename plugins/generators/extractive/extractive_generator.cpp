@@ -306,8 +306,9 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       // answers it), a Python field's next docstring sentences come while they fit: the first
       // often only says what it is, the next what it does.
       if (code && next > unit + 1) {
+        // A comment line (an item) after the docstring is the next field's, not this one's.
         if (kind == QuestionKind::default_value || request.evidence[follower.evidence].kind != "python" ||
-            used + follower.chars > max_chars_)
+            follower.item || used + follower.chars > max_chars_)
           break;
       } else if (code || follower.item) {
         if (used + follower.chars > max_chars_ + kAnnouncedItemsExtra) break;
