@@ -124,7 +124,7 @@ int check(const cli::Invocation& inv) {
   }
   std::cout << "  index        " << display_path(p.index_dir) << ": " << state_name(state.kind);
   if (state.kind == IndexState::Kind::current)
-    std::cout << " (" << state.manifest.value("chunks", 0) << " chunks in "
+    std::cout << " (" << cli::counted(state.manifest.value("chunks", std::size_t{0}), "chunk") << " in "
               << cli::counted(state.manifest.value("segments", json::array()).size(), "segment") << ", built "
               << state.manifest.value("built_at", "?") << ")\n";
   else if (state.kind == IndexState::Kind::missing)

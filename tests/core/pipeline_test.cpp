@@ -124,7 +124,7 @@ TEST(Pipeline, OptionsFromTheRetrieversSearchSectionAreNamedThere) {
   testing::TempDir dir;
   const Pipeline p = Pipeline::load(dir.write(
       "p.yaml", "name: p\ncorpus: {root: r}\nchunkers: [{plugin: text, files: \"**\"}]\nretriever:\n  plugin: bm25\n  options: {k1: 2}\n"
-                "  search: {remote: 3, timeouts: 1}\nindex: i\n"));
+                "  search: {remote: 3, timeouts: 1, feedback: {documents: -1}}\nindex: i\n"));
   Options options(p.retriever.options, p.retriever.where + ".options");
   options.place(p.retriever.search_keys, p.retriever.where + ".search");
   EXPECT_EQ(options.get<double>("k1", 1.2), 2.0);
@@ -133,6 +133,13 @@ TEST(Pipeline, OptionsFromTheRetrieversSearchSectionAreNamedThere) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("retriever.search.remote: "));
+  }
+  Options feedback = options.child("feedback");  // and what is nested in such a key
+  try {
+    feedback.get_integer("documents", 0, 0, 100);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("retriever.search.feedback.documents: must be between 0 and 100"));
   }
   try {
     options.finish();

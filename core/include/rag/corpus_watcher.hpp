@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-
 namespace rag {
 
 class CorpusWatcher {
@@ -42,7 +41,7 @@ class CorpusWatcher {
  private:
   /// Whether `path` is below one of the ignored folders.
   bool ignored(const std::filesystem::path& path) const;
-  /// Whether the folder `path` is one the corpus excludes whole.
+  /// Whether `folder` is one the corpus excludes whole.
   bool excluded(const std::filesystem::path& folder) const;
   void watch_tree(const std::filesystem::path& folder);
   /// Watches the file `link` points to when it is a link to a file outside the corpus (and no

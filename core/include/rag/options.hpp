@@ -93,6 +93,8 @@ class Options {
   std::string where_;
   std::set<std::string, std::less<>> read_;
   std::map<std::string, std::string, std::less<>> placed_;  ///< key -> where it was written, see place()
+  /// Where `key` was written: where_, or where place() put it.
+  const std::string& where_of(std::string_view key) const;
   YAML::Node effective_{YAML::NodeType::Map};  ///< a node of the parent's effective(), for a child
 };
 

@@ -56,7 +56,7 @@ std::string Options::get_choice(std::string_view key, std::string fallback, cons
 void Options::record(std::string_view key, const YAML::Node& value) { effective_[std::string(key)] = value; }
 
 Options Options::child(std::string_view key) {
-  Options child(lookup(key), where_ + "." + std::string(key));
+  Options child(lookup(key), where_of(key) + "." + std::string(key));
   record(key, child.effective_);
   return child;
 }
@@ -72,7 +72,7 @@ std::vector<Options> Options::children(std::string_view key) {
   record(key, YAML::Node(YAML::NodeType::Sequence));
   YAML::Node read = effective_[std::string(key)];
   for (std::size_t i = 0; i < list.size(); ++i) {
-    out.emplace_back(list[i], where_ + "." + std::string(key) + "[" + std::to_string(i) + "]");
+    out.emplace_back(list[i], where_of(key) + "." + std::string(key) + "[" + std::to_string(i) + "]");
     read.push_back(out.back().effective_);
   }
   return out;
@@ -97,9 +97,7 @@ void Options::finish() const {
     if (read_.count(key)) continue;
     std::string allowed;
     for (const auto& k : read_) allowed += (allowed.empty() ? "" : ", ") + k;
-    const auto placed = placed_.find(key);
-    throw Error((placed == placed_.end() ? where_ : placed->second) + ": unknown option '" + key + "' (allowed: " +
-                (allowed.empty() ? "none" : allowed) + ")");
+    throw Error(where_of(key) + ": unknown option '" + key + "' (allowed: " + (allowed.empty() ? "none" : allowed) + ")");
   }
 }
 
@@ -107,9 +105,13 @@ void Options::place(const std::vector<std::string>& keys, const std::string& whe
   for (const std::string& key : keys) placed_[key] = where;
 }
 
-void Options::fail(std::string_view key, std::string_view message) const {
+const std::string& Options::where_of(std::string_view key) const {
   const auto placed = placed_.find(key);
-  throw Error((placed == placed_.end() ? where_ : placed->second) + "." + std::string(key) + ": " + std::string(message));
+  return placed == placed_.end() ? where_ : placed->second;
+}
+
+void Options::fail(std::string_view key, std::string_view message) const {
+  throw Error(where_of(key) + "." + std::string(key) + ": " + std::string(message));
 }
 
 std::string shortest_text(double value) {

@@ -17,7 +17,8 @@ StageReport describe(const PluginRegistry& registry, PluginKind kind, std::strin
 
 // A retriever made of others (fusion) names each in its options as {plugin: name, options: ...}:
 // what they make is the index too, so each is a stage of its own ("retriever.retrievers[0]"),
-// with its version. `at` is the path of `node` below the stages.
+// with its version. Any mapping of the retriever's options whose `plugin` names a retriever is
+// taken as one, at any depth. `at` is the path of `node` below the stages.
 void add_member_retrievers(const PluginRegistry& registry, const YAML::Node& node, const std::string& at,
                            std::vector<StageReport>& report) {
   if (node.IsSequence()) {
