@@ -237,7 +237,6 @@ int compare(const cli::Invocation& inv) {
   std::vector<std::pair<std::string, std::vector<Question>>> datasets;
   for (const auto& file : dataset_files) {
     datasets.emplace_back(file, load_answered_questions(file));
-    if (datasets.back().second.empty()) throw Error(file + ": the dataset has no questions");
   }
 
   // Overrides by letter: "B:retriever.options.k1=0.9" for B alone, "KEY=VALUE" for all.

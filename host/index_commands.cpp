@@ -231,7 +231,6 @@ int chunks(const cli::Invocation& inv) {
   std::vector<std::vector<Question>> datasets;
   for (const auto& file : dataset_files) {
     datasets.push_back(load_answered_questions(file));
-    if (datasets.back().empty()) throw Error(file + ": the dataset has no questions");
   }
   cli::LoadedPipeline loaded(*vm);
   if (vm->count("export")) {

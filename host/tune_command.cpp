@@ -194,7 +194,6 @@ int tune(const cli::Invocation& inv) {
   data.folds = static_cast<std::size_t>(folds);
   for (const auto& file : dataset_files) {
     datasets.push_back(load_answered_questions(file));
-    if (datasets.back().empty()) throw Error(file + ": the dataset has no questions");
     data.fold.push_back(assign_folds(datasets.back(), data.folds, static_cast<std::uint64_t>((*vm)["seed"].as<long long>())));
   }
 

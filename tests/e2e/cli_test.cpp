@@ -136,6 +136,12 @@ TEST_F(CliTest, ChunksOracleMeasuresWhichGroundTruthSpansTheChunksReach) {
   expect_error("chunks --oracle answered.json unanswered.json --pipeline pipeline.yaml", "question a has no sources");
   dir_.write("none.json", R"({"rag_questions": []})");
   expect_error("chunks --oracle none.json --pipeline pipeline.yaml", "none.json: the dataset has no questions");
+  // search_dataset and answer_dataset too: a results file of none would look like a run.
+  expect_error("search_dataset --dataset_path none.json --save_directory out --pipeline pipeline.yaml",
+               "none.json: the dataset has no questions");
+  expect_error("answer_dataset --dataset_path none.json --save_directory out --pipeline pipeline.yaml",
+               "none.json: the dataset has no questions");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out/none.json"));
   expect_error("chunks --oracle answered.json --show -1 --pipeline pipeline.yaml", "--show must be 0 or more");
   expect_error("chunks --export chunks.jsonl --show 3 --pipeline pipeline.yaml", "use it with --oracle");
   // The export fails after the report is made: nothing of it reaches stdout (expect_error).

@@ -29,7 +29,7 @@ SourceSpan read_span(const nlohmann::ordered_json& span, const std::string& wher
 
 /// Reads {"rag_questions": [...]} (or a bare list) of {question_id, question | question_str,
 /// sources?, answer?}. Throws rag::Error naming the file and the question on malformed input,
-/// a duplicate id or an empty question.
+/// a duplicate id, an empty question, or no question at all.
 std::vector<Question> load_questions(const std::filesystem::path& file);
 /// load_questions() for scoring: also throws when a question has no ground-truth sources.
 std::vector<Question> load_answered_questions(const std::filesystem::path& file);

@@ -100,6 +100,9 @@ std::vector<Question> load_questions(const std::filesystem::path& file) {
     if (r.has("answer")) q.answer = r.string("answer");
     questions.push_back(std::move(q));
   }
+  // A file of no questions is a mistake (the wrong file, a filter that kept nothing): a results
+  // file of none would look like a run.
+  if (questions.empty()) throw Error(file.string() + ": the dataset has no questions");
   return questions;
 }
 
