@@ -52,6 +52,13 @@ void check_analysis_kinds(const Pipeline& pipeline, const YAML::Node& effective)
   }
 }
 
+// The retriever's options as the pipeline gives them, its `search:` keys said where written.
+Options retriever_options_of(const Pipeline& pipeline) {
+  Options options(pipeline.retriever.options, pipeline.retriever.where + ".options");
+  options.place(pipeline.retriever.search_keys, pipeline.retriever.where + ".search");
+  return options;
+}
+
 }  // namespace
 
 PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& registry)
@@ -64,8 +71,7 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
         describe(registry, PluginKind::chunker, "chunkers[" + std::to_string(i) + "]", rule.plugin, options.effective()));
     report_.back().rule = &rule;
   }
-  Options retriever_options(pipeline.retriever.options, pipeline.retriever.where + ".options");
-  retriever_options.place(pipeline.retriever.search_keys, pipeline.retriever.where + ".search");
+  Options retriever_options = retriever_options_of(pipeline);
   retriever_ = registry.make_retriever(pipeline.retriever.plugin, retriever_options);
   report_.push_back(
       describe(registry, PluginKind::retriever, "retriever", pipeline.retriever.plugin, retriever_options.effective()));
@@ -89,8 +95,7 @@ PipelineStages::PipelineStages(const Pipeline& pipeline, const PluginRegistry& r
 
 std::unique_ptr<Retriever> PipelineStages::take_retriever() {
   if (retriever_) return std::move(retriever_);
-  Options options(pipeline_.retriever.options, pipeline_.retriever.where + ".options");
-  options.place(pipeline_.retriever.search_keys, pipeline_.retriever.where + ".search");
+  Options options = retriever_options_of(pipeline_);
   return registry_.make_retriever(pipeline_.retriever.plugin, options);
 }
 

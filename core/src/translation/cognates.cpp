@@ -89,11 +89,11 @@ std::vector<std::string> cognates(std::string_view code, std::string_view word) 
   change_ending(plain);
   // A Spanish plural ends as its singular does, then -s or -es ("prefijos", "servidores").
   if (code == "es" && plain.size() > 5 && plain.ends_with('s')) {
-    for (const std::size_t cut : {std::size_t{1}, std::size_t{2}}) {
-      if (cut == 2 && !plain.ends_with("es")) break;
-      const std::string singular = plain.substr(0, plain.size() - cut);
+    std::vector<std::string> singulars = {plain.substr(0, plain.size() - 1)};  // "compatibles": compatible
+    if (plain.ends_with("es")) singulars.push_back(plain.substr(0, plain.size() - 2));
+    for (const std::string& singular : singulars) {
       change_ending(singular);
-      guesses.push_back(singular);  // "compatibles": compatible
+      guesses.push_back(singular);
     }
   }
   guesses.push_back(plain);
