@@ -131,6 +131,7 @@ class InvertedIndexSet {
     const Segment& segment;
     BinaryReader reader;
     InvertedIndex index;  // reads from `reader`
+    std::vector<std::uint32_t> removed;  ///< the ids of the segment's removed chunks, ascending
   };
   const std::vector<std::unique_ptr<Part>>& parts() const { return parts_; }
   /// Chunks not removed, the sum of their lengths, and of their path and section field lengths.

@@ -350,6 +350,7 @@ void InvertedIndexSet::open(const SegmentList& segments) {
       for (std::uint64_t bits = s.removed[word]; bits != 0; bits &= bits - 1) {
         const auto c = static_cast<std::uint32_t>(64 * word + static_cast<std::size_t>(__builtin_ctzll(bits)));
         if (c >= index.chunk_count() || index.length(c) > live_length_) index.damaged();
+        parts_.back()->removed.push_back(c);
         const FieldCounts f = index.field_lengths(c);
         if (f.path > live_path_length_ || f.section > live_section_length_) index.damaged();
         live_length_ -= index.length(c);
@@ -369,11 +370,18 @@ InvertedIndexSet::TermPostings InvertedIndexSet::postings(std::string_view term)
   for (const auto& part : parts_) {
     out.in_part.push_back(part->index.postings(term));
     const auto& chunks = out.in_part.back().chunks;
-    if (part->segment.removed.empty()) {
-      out.document_frequency += chunks.size();
+    out.document_frequency += chunks.size();
+    // Less the removed chunks that hold the term: each looked for in the postings while they are
+    // few against them (an update removes a few files' chunks; a common term is in thousands).
+    const std::vector<std::uint32_t>& removed = part->removed;
+    if (removed.empty()) continue;
+    std::size_t gone = 0;
+    if (removed.size() * 16 < chunks.size()) {
+      for (const std::uint32_t c : removed) gone += std::binary_search(chunks.begin(), chunks.end(), c);
     } else {
-      for (const std::uint32_t c : chunks) out.document_frequency += c < part->index.chunk_count() && !part->segment.is_removed(c);
+      for (const std::uint32_t c : chunks) gone += part->segment.is_removed(c);
     }
+    out.document_frequency -= gone;
   }
   return out;
 }
