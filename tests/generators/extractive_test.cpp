@@ -328,6 +328,14 @@ TEST(ExtractiveGenerator, AQuestionThatNamesNoCodeIsAnsweredFromTheDocumentation
               ::testing::StartsWith("Checks the tensor parallel size"));
 }
 
+TEST(ExtractiveGenerator, ADefiningSentenceIsReadThroughNoBreakSpaces) {
+  // "Sleep Mode allows" with U+00A0 between the words, as a page of the corpus writes it.
+  const std::vector<Evidence> evidence = {source(1, "markdown", "Sleep mode is enabled by a flag of the server."),
+                                          source(2, "markdown", "Sleep\u00A0Mode\u00A0allows you to release GPU memory.")};
+  EXPECT_THAT(make("{max_units: 1}")->generate(ask("What is sleep mode?", evidence)),
+              ::testing::StartsWith("Sleep\u00A0Mode\u00A0allows"));
+}
+
 TEST(ExtractiveGenerator, StaysWithinItsLengthAndKeepsCodeWhole) {
   std::string long_sentence = "The scheduler batches prefill requests";
   while (long_sentence.size() < 400) long_sentence += " and prefill requests again";

@@ -53,9 +53,22 @@ std::size_t indentation(std::string_view line) {
 }
 
 std::string lowered(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= 'A' && c <= 'Z') {
+      out += static_cast<char>(c - 'A' + 'a');
+    } else if (text.substr(i, 2) == "\xC2\xA0") {  // U+00A0, as Markdown pages have between words
+      out += ' ';
+      ++i;
+    } else if (text.substr(i, 3) == "\xE2\x80\xAF") {  // U+202F, the narrow one
+      out += ' ';
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
   return out;
 }
 

@@ -19,7 +19,8 @@ std::size_t indentation(std::string_view line);
 /// `text` cut to about `max_chars`: whole lines for code (at least one), words and an ellipsis
 /// for prose.
 std::string shorten(const std::string& text, std::size_t max_chars, bool code);
-/// `text` with its ASCII capitals lowered.
+/// `text` with its ASCII capitals lowered and its no-break spaces as spaces: what phrases are
+/// looked for in ("Sleep Mode allows" is often written with U+00A0 between the words).
 std::string lowered(std::string_view text);
 
 }  // namespace rag::extractive
