@@ -214,6 +214,18 @@ std::size_t read_count(const po::variables_map& vm, const std::string& name) {
   return static_cast<std::size_t>(n);
 }
 
+std::vector<std::string> read_distinct_files(const po::variables_map& vm, const std::string& name) {
+  const auto files = vm[name].as<std::vector<std::string>>();
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      std::error_code error;  // a file that does not exist is said to be missing when it is read
+      if (files[i] == files[j] || std::filesystem::equivalent(files[i], files[j], error))
+        throw Error("--" + name + " " + files[i] + " is given twice" + (files[i] == files[j] ? "" : " (as " + files[j] + ")") +
+                    ": its questions would count twice; give each file once");
+    }
+  return files;
+}
+
 void add_format_option(po::options_description& options) {
   options.add_options()("format", po::value<std::string>(),
                         "text (for people; the default on a terminal) or json (the default otherwise)")(

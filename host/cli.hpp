@@ -64,6 +64,9 @@ struct LoadedPipeline {
 std::size_t read_k(const po::variables_map& vm, std::size_t max);
 /// The value of a count option (`--show`), which must not be negative.
 std::size_t read_count(const po::variables_map& vm, const std::string& name);
+/// The files of a repeatable option (`--dataset`), in order. One named twice, even by two
+/// spellings of its path, is an error: its questions would count twice.
+std::vector<std::string> read_distinct_files(const po::variables_map& vm, const std::string& name);
 
 /// Checks, before any work, the files a command will write (`outputs`: option name without
 /// dashes, and path): each in a folder that exists and may be written, none a folder itself, none

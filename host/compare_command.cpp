@@ -227,7 +227,7 @@ int compare(const cli::Invocation& inv) {
   const std::size_t show = cli::read_count(*vm, "show");
   const auto specs = (*vm)["pipeline"].as<std::vector<std::string>>();
   if (specs.size() > 26) throw Error("rag compare: at most 26 pipelines (A to Z)");
-  const auto dataset_files = (*vm)["dataset"].as<std::vector<std::string>>();
+  const auto dataset_files = cli::read_distinct_files(*vm, "dataset");
   std::vector<PipelineLocation> locations;
   for (const auto& spec : specs) locations.push_back(locate_pipeline(spec, std::filesystem::current_path()));
   // The outputs, before the searches rather than after: none of them a file the comparison reads.

@@ -155,7 +155,7 @@ int tune(const cli::Invocation& inv) {
   const std::string name = vm->count("pipeline_name") ? (*vm)["pipeline_name"].as<std::string>()
                                                       : (vm->count("pipeline") ? (*vm)["pipeline"].as<std::string>() : "");
   const PipelineLocation location = locate_pipeline(name, std::filesystem::current_path());
-  const auto dataset_files = (*vm)["dataset"].as<std::vector<std::string>>();
+  const auto dataset_files = cli::read_distinct_files(*vm, "dataset");
   // The outputs, before the runs rather than after: none of them a file the runs read.
   std::vector<std::filesystem::path> inputs(dataset_files.begin(), dataset_files.end());
   inputs.push_back(location.file);

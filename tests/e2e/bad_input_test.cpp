@@ -843,6 +843,11 @@ TEST_F(BadOutput, OutputsAreNeverTheInputsNorEachOther) {
   dir_.write("empty.json", R"({"rag_questions": []})");
   expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset empty.json",
                "empty.json: the dataset has no questions");
+  // A dataset given twice would count its questions twice (in tune, its vote too).
+  expect_error("compare pipeline.yaml pipeline.yaml --set B:retriever.options.k1=0.9 --dataset answered.json --dataset ./answered.json",
+               "--dataset ./answered.json is given twice (as answered.json): its questions would count twice; give each file once");
+  expect_error("tune pipeline.yaml --dataset answered.json answered.json --grid retriever.options.k1=0.9",
+               "--dataset answered.json is given twice: its questions would count twice");
 }
 
 TEST_F(BadOutput, SaveDirectoryCannotBeWritten) {
