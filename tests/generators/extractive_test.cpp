@@ -373,6 +373,9 @@ TEST(ExtractiveGenerator, TellsWhatIsAsked) {
   EXPECT_EQ(question_kind("What is PagedAttention?"), Kind::what_is);
   EXPECT_EQ(question_kind("What does KV cache mean?"), Kind::what_is);
   EXPECT_EQ(question_kind("What is the shape of the array returned by the metadata builder?"), Kind::other);
+  // Long, but asking what a parameter does; "What flag do you need ..." asks which.
+  EXPECT_EQ(question_kind("What does the temperature parameter in SamplingParams control?"), Kind::what_is);
+  EXPECT_EQ(question_kind("What flag do you need to specify when serving a reasoning model?"), Kind::other);
   EXPECT_EQ(question_kind("How do I start the server?"), Kind::how_to);
   EXPECT_EQ(question_kind("Which options does vllm serve take?"), Kind::options);
   EXPECT_EQ(question_kind("What is the default value of gpu_memory_utilization?"), Kind::default_value);

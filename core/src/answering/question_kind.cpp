@@ -3,6 +3,8 @@
 #include <cctype>
 #include <string>
 
+#include "rag/definitions.hpp"
+
 namespace rag {
 
 QuestionKind question_kind(std::string_view question) {
@@ -32,9 +34,18 @@ QuestionKind question_kind(std::string_view question) {
                                       "backends", "models", "formats", "types", "modes", "kinds", "ways"})
     if ((starts("which") || starts("what")) && has_word(word)) return QuestionKind::options;
   // "What is X?" with a short X, or "what does X mean": a definition. A longer "what is the N of
-  // ..." asks for a fact, not a definition.
+  // ..." asks for a fact, not a definition, unless it asks what X does and calls X a parameter
+  // (or an option, ...): "What does the temperature parameter in SamplingParams control?" ("What
+  // flag do you need to ..." asks which).
+  bool names_field = false;
+  for (std::size_t begin = 0; begin < q.size();) {
+    std::size_t end = begin;
+    while (end < q.size() && std::isalnum(static_cast<unsigned char>(q[end])) != 0) ++end;
+    names_field = names_field || is_field_noun(std::string_view(q).substr(begin, end - begin));
+    begin = end + 1;
+  }
   if (starts("what") && (has_word("mean") || has_word("do") || has_word("does") || has_word("control") ||
-                         has_word("controls")) && q.size() < 60)
+                         has_word("controls")) && (q.size() < 60 || (starts("what does ") && names_field)))
     return QuestionKind::what_is;
   for (const std::string_view opening : {"what is ", "what are ", "what's ", "what "}) {
     if (!starts(opening)) continue;
