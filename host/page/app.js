@@ -237,6 +237,7 @@ class Run {
         renderAnswer(this.answer, this.text, this);
         this.markCited(data.cited || []);
         this.showAnswered(data.answered !== false);
+        this.showWarnings(data.warnings || []);
         const t = data.timings;
         this.node.querySelector('.timings').textContent =
           `retrieval ${ms(t.retrieval_ms)} · context ${ms(t.context_ms)} · generation ${ms(t.generation_ms)}` +
@@ -247,6 +248,14 @@ class Run {
       }
     }
     throw new ApiError('the server closed the answer before it was done', 0);
+  }
+
+  // What the retriever said of its search (a shard of the index that did not answer): the
+  // answer stands, but on part of the index.
+  showWarnings(warnings) {
+    const list = this.node.querySelector('.warnings');
+    list.replaceChildren(...warnings.map((text) => element('li', null, `Warning: ${text}`)));
+    list.hidden = warnings.length === 0;
   }
 
   // A declined answer says so itself, in the question's language; its sources are titled as the

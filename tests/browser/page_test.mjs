@@ -2,11 +2,12 @@
 // (fetched by scripts/setup.sh, pinned by integrity), against the real binary on loopback over a
 // copy of the fixture repository indexed by two pipelines (bm25 and tfidf).
 //   node tests/browser/page_test.mjs --rag build/release/rag --fixtures tests/fixtures \
-//        --playwright .deps/playwright-core --out build/release/page-screenshots
+//        --playwright .deps/playwright-core --out build/release/page-screenshots \
+//        --warning-plugins build/release/tests/bad_plugins/throwing_retriever
 // Asks a question, waits for the streamed answer, opens each [n] on the card of the right file
 // with the span's own characters marked, copies a location, runs side by side, follows a shared
 // link, works from the keyboard alone and at a phone's width, asks for a token when the server
-// wants one, and says so when the server is gone. Screenshots go to --out. Bounded: 180 s.
+// wants one, shows what the retriever warned of, and says so when the server is gone. Screenshots go to --out. Bounded: 180 s.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,7 +17,7 @@ import path from 'node:path';
 
 const options = {};
 for (let i = 2; i < process.argv.length; i += 2) options[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-for (const name of ['rag', 'fixtures', 'playwright', 'out'])
+for (const name of ['rag', 'fixtures', 'playwright', 'out', 'warning-plugins'])
   if (!options[name]) throw new Error(`--${name} is required`);
 const chromiumPath = process.env.RAG_CHROMIUM || '/usr/bin/chromium';
 if (!fs.existsSync(chromiumPath)) throw new Error(`${chromiumPath} not found: run scripts/setup.sh (it installs chromium)`);
@@ -29,6 +30,7 @@ const deadline = setTimeout(() => {
 }, 180_000);
 
 const QUESTION = 'How do I load quantized checkpoints?';
+const PARTIAL_WARNING = 'shard 2 of 2 did not answer: results come from shard 1';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-page-'));
 const servers = [];
 let browser;
@@ -335,6 +337,21 @@ check('a server that wants a token: the page asks for it, then works', async () 
   await stop(guarded);
 });
 
+check('what the retriever warns of (part of the index left out) is shown with the answer', async () => {
+  const partial = await serve(['--pipeline', 'partial.yaml']);
+  const page = await context.newPage();
+  await page.goto(`${partial.url}/?q=${encodeURIComponent(QUESTION)}`);
+  await waitForAnswer(page);
+  assert.deepEqual(await page.locator('#run-a .warnings li').allTextContents(), [`Warning: ${PARTIAL_WARNING}`]);
+  assert.equal(await page.locator('#run-a .warnings').isVisible(), true);
+  // Gone again for an answer without one.
+  await page.goto(`${server.url}/?q=${encodeURIComponent(QUESTION)}`);
+  await waitForAnswer(page);
+  assert.equal(await page.locator('#run-a .warnings').isVisible(), false);
+  await page.close();
+  await stop(partial);
+});
+
 check('a generator that fails and a server that is gone are said so, in words', async () => {
   const doomed = await serve(['--pipeline', 'bm25.yaml', '--pipeline', 'offline.yaml']);
   const page = await context.newPage();
@@ -386,6 +403,12 @@ ${retriever === 'tfidf' ? 'context: {score_knee: 0}  # cosines are not BM25 scor
   // bm25's chunks and index, answered by a model server that is not there.
   fs.writeFileSync(path.join(work, 'offline.yaml'), pipeline('bm25').replace('name: bm25', 'name: offline') +
     "generator: {plugin: openai, options: {model: m, base_url: 'http://127.0.0.1:9/v1', timeout: 5}}\n");
+  // Over the same chunks, a retriever that warns at each search as one missing a shard would.
+  fs.writeFileSync(path.join(work, 'partial.yaml'), pipeline('bm25')
+    .replace('name: bm25', 'name: partial').replace('index: index-bm25', 'index: index-partial')
+    .replace('plugin: bm25', `plugin: throwing_retriever\n  options: {warn: '${PARTIAL_WARNING}'}`) +
+    `plugin_paths: ['${path.resolve(options['warning-plugins'])}']\n`);
+  rag(['index', '--pipeline', 'partial.yaml']);
   server = await serve(['--pipeline', 'bm25.yaml', '--pipeline', 'tfidf.yaml']);
   browser = await chromium.launch({
     executablePath: chromiumPath,

@@ -1,6 +1,7 @@
 // A retriever that throws where its options say (see throwing.hpp); otherwise it returns the
 // first chunks not removed, in order. `updatable: false` makes it one that cannot update an index;
-// `bad_hit: unknown_id` or `nan_score` makes its first hit one the index must refuse.
+// `bad_hit: unknown_id` or `nan_score` makes its first hit one the index must refuse; `warn: TEXT`
+// tells each search's caller TEXT (rag::warn_search), as a retriever missing part of its index does.
 #include <cmath>
 #include <fstream>
 
@@ -14,6 +15,7 @@ class ThrowingRetriever final : public rag::Retriever {
   explicit ThrowingRetriever(rag::Options& options)
       : updatable_(options.get<bool>("updatable", true)),
         bad_hit_(options.get_choice("bad_hit", "none", {"none", "unknown_id", "nan_score"})),
+        warning_(options.get<std::string>("warn", "")),
         failure_(options, {"build", "updatable", "merge", "open", "search"}) {}
   void build(const rag::SegmentChunks& chunks, const std::filesystem::path& dir) override {
     failure_.maybe_throw("build");
@@ -33,6 +35,7 @@ class ThrowingRetriever final : public rag::Retriever {
   }
   std::vector<rag::Hit> search(std::string_view, std::size_t k) const override {
     failure_.maybe_throw("search");
+    if (!warning_.empty()) rag::warn_search(warning_);
     std::vector<rag::Hit> hits;
     for (std::uint32_t id = 0; id < segments_->id_limit() && hits.size() < k; ++id)
       if (!segments_->is_removed(id)) hits.push_back({id, 1.0 / (1.0 + id)});
@@ -44,6 +47,7 @@ class ThrowingRetriever final : public rag::Retriever {
  private:
   bool updatable_;  // read before failure_, which checks that no other option is left
   std::string bad_hit_;
+  std::string warning_;
   throwing::Failure failure_;
   const rag::SegmentList* segments_ = nullptr;
 };
