@@ -11,6 +11,12 @@ TEST(DetectLanguage, TellsTheSixLanguagesApart) {
   EXPECT_EQ(detect_language("Comment configurer le serveur compatible avec OpenAI ?"), "fr");
   EXPECT_EQ(detect_language("¿Cómo se configura el servidor compatible con OpenAI?"), "es");
   EXPECT_EQ(detect_language("Wie konfiguriere ich den OpenAI-kompatiblen Server?"), "de");
+  // "was" alone, in both languages: German's is followed by a verb, English's by its subject.
+  EXPECT_EQ(detect_language("Was steuert `gpu_memory_utilization`?"), "de");
+  EXPECT_EQ(detect_language("Was macht --enforce-eager?"), "de");
+  EXPECT_EQ(detect_language("Was it removed in v1?"), "en");
+  EXPECT_EQ(detect_language("Was that flag renamed?"), "en");
+  EXPECT_EQ(detect_language("Was prefix caching enabled by default?"), "en");
   EXPECT_EQ(detect_language("Как настроить сервер, совместимый с OpenAI?"), "ru");
   EXPECT_EQ(detect_language("如何配置与 OpenAI 兼容的服务器？"), "zh");
 }

@@ -328,6 +328,15 @@ TEST(ExtractiveGenerator, AQuestionThatNamesNoCodeIsAnsweredFromTheDocumentation
               ::testing::StartsWith("Checks the tensor parallel size"));
 }
 
+TEST(ExtractiveGenerator, WhatAFieldControlsIsItsDocstringNotASentenceThatSaysControl) {
+  const std::vector<Evidence> evidence = {
+      source(1, "python", "gpu_memory_utilization: float = 0.9\n\"\"\"The fraction of GPU memory to be used.\"\"\"\n"),
+      source(2, "markdown", "vLLM provides variables to control memory management.")};
+  const std::string answer = make("{max_units: 2}")->generate(ask("What does gpu_memory_utilization control?", evidence));
+  EXPECT_THAT(answer, HasSubstr("The fraction of GPU memory to be used."));
+  EXPECT_THAT(answer, Not(HasSubstr("control memory management")));
+}
+
 TEST(ExtractiveGenerator, ADefiningSentenceIsReadThroughNoBreakSpaces) {
   // "Sleep Mode allows" with U+00A0 between the words, as a page of the corpus writes it.
   const std::vector<Evidence> evidence = {source(1, "markdown", "Sleep mode is enabled by a flag of the server."),

@@ -107,8 +107,10 @@ std::string_view detect_language(std::string_view text) {
   // or '.' and '-' inside) do not vote.
   std::string word;
   bool identifier = false;
+  std::vector<std::string> first_words;  // the first two, identifiers as empty words
   auto end_word = [&] {
     if (!word.empty()) ++latin_words;
+    if (!word.empty() && first_words.size() < 2) first_words.push_back(identifier ? std::string() : word);
     if (!identifier)
       for (std::size_t l = 0; l < languages.size(); ++l)
         for (const std::string_view w : languages[l].function_words)
@@ -138,6 +140,11 @@ std::string_view detect_language(std::string_view text) {
   // character is about a word ("什么是PagedAttention?": three against one).
   if (han > latin_words) return "zh";
   if (cyrillic * 2 > latin) return "ru";
+  // "Was steuert X?", "Was macht X?": German's "was" and a verb in -t, where English's "was" is
+  // followed by its subject ("Was it", "Was the model ...").
+  if (first_words.size() == 2 && first_words[0] == "was" && first_words[1].size() >= 3 && first_words[1].back() == 't' &&
+      !is_function_word("en", first_words[1]))
+    for (std::size_t l = 0; l < languages.size(); ++l) votes[l] += languages[l].code == "de";
   std::size_t best = 0;  // English wins ties: it is what the corpus is written in
   for (std::size_t l = 1; l < languages.size(); ++l)
     if (votes[l] > votes[best]) best = l;

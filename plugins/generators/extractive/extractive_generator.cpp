@@ -71,8 +71,9 @@ bool is_marker(QuestionKind kind, const std::string& word) {
                                                "definition", "file", "module", "class", "function"};
   if (kind == Kind::default_value) return defaults.count(word) > 0;
   if (kind == Kind::where) return places.count(word) > 0;
-  // "What does the seed parameter do?" asks about the seed.
-  if (kind == Kind::what_is) return word == "mean" || word == "means" || is_field_noun(word);
+  // "What does the seed parameter do?" asks about the seed, "What does X control?" about X.
+  if (kind == Kind::what_is)
+    return word == "mean" || word == "means" || word == "control" || word == "controls" || is_field_noun(word);
   return false;
 }
 
