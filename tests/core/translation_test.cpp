@@ -79,6 +79,14 @@ TEST(Translation, TheCorpusChoosesAmongTranslations) {
   corpus["serveur"] = 50;
   EXPECT_THAT(translator.translate("Le modèle du serveur", count),
               AllOf(HasSubstr("serveur"), Not(HasSubstr("server")), Not(HasSubstr("waiter"))));
+  // A sense the corpus hardly uses (a hundred times less than the word's most used one) is not
+  // read: "waiter" once against "server" thousands of times.
+  corpus.erase("serveur");
+  corpus["server"] = 4000;
+  corpus["waiter"] = 1;
+  EXPECT_THAT(translator.translate("Le modèle du serveur", count), AllOf(HasSubstr("server"), Not(HasSubstr("waiter"))));
+  corpus["waiter"] = 40;
+  EXPECT_THAT(translator.translate("Le modèle du serveur", count), HasSubstr("server|waiter"));
 }
 
 TEST(Translation, HowToVerbsOfSoftwareReadInTheirSoftwareSense) {

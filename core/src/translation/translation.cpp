@@ -23,6 +23,9 @@ constexpr std::size_t kMaxLookedUp = 64;
 // Of a word's translations, those kept: the ones the corpus uses most ("install" over
 // "establish"), else the dictionary's first.
 constexpr std::size_t kTranslationsPerWord = 2;
+// A reading the corpus uses this many times less than the word's most used one is another sense
+// it hardly has ("serveur": server, thousands of times, not waiter, once).
+constexpr std::size_t kRareSense = 100;
 
 // What Debian calls the packages of the default dictionaries, for the message when one is missing.
 std::string package_of(const std::string& name) {
@@ -357,6 +360,8 @@ std::vector<std::string> most_used(std::string_view own, std::vector<std::string
       std::erase_if(counted, [&](const auto& c) { return phrase(c.second); });
     std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     if (!counted.empty() && corpus_count(own) >= counted.front().first) counted.clear();
+    const std::size_t most = counted.empty() ? 0 : counted.front().first;
+    std::erase_if(counted, [&](const auto& c) { return c.first * kRareSense < most; });
     candidates.clear();
     for (auto& [n, c] : counted) candidates.push_back(std::move(c));
   }
