@@ -265,6 +265,10 @@ TEST_F(Incremental, ATouchedFileKeepsItsChunks) {
   EXPECT_THAT(rag("index --pipeline updated.yaml").err, HasSubstr("1 changed"));
   EXPECT_FALSE(manifest()["retimed"].contains("pkg/b.py"));
   EXPECT_NE(manifest()["generation"], before["generation"]);
+  // The index's build time (compare's "index time" of a reused index) is the full build's; an
+  // update records its own apart.
+  EXPECT_EQ(manifest()["build_seconds"], before["build_seconds"]);
+  EXPECT_TRUE(manifest()["update_seconds"].is_number());
   ASSERT_EQ(rag("index --full --pipeline rebuilt.yaml").status, 0);
   EXPECT_EQ(chunks("updated"), chunks("rebuilt"));
   // Edited to the same size with its modification time set back (cp -p, rsync -t, tar x do so):

@@ -441,9 +441,11 @@ void merge_segments(GenerationWriter& writer, const Retriever& retriever, std::v
 
 // Commits `generation` of `segments`: removal files for those that lost files, then the manifest,
 // written last and atomically; the report counts what it holds.
+// `old`: the manifest of the index this run updates. Its build_seconds (how long its full build
+// took) stays, unless this run builds from scratch; update_seconds is this run's.
 json commit(const PipelineStages& stages, const CorpusListing& listing, GenerationWriter& writer,
             std::vector<OpenSegment>& segments, const CorpusDiff& diff, const std::string& generation,
-            IndexReport& report, std::chrono::steady_clock::time_point start) {
+            IndexReport& report, std::chrono::steady_clock::time_point start, const json& old) {
   const Pipeline& pipeline = stages.pipeline();
   json segment_list = json::array(), files = json::array();
   std::map<std::string, std::size_t> kinds;
@@ -485,7 +487,8 @@ json commit(const PipelineStages& stages, const CorpusListing& listing, Generati
       {"format", kIndexFormat},
       {"rag_version", RAG_VERSION},
       {"built_at", utc_now()},
-      {"build_seconds", report.seconds},
+      {"build_seconds", report.full ? report.seconds : old.value("build_seconds", report.seconds)},
+      {"update_seconds", report.seconds},
       {"pipeline", {{"name", pipeline.name}, {"file", pipeline.file.string()}, {"hash", pipeline.content_hash()}}},
       {"corpus",
        {{"root", pipeline.corpus_root}, {"files", report.files}, {"skipped", report.skipped}, {"fingerprint", listing.fingerprint}}},
@@ -560,7 +563,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   const bool same_chunks = !report.full && diff.to_index.empty() && diff.lost_files.empty() && report.merged == 0;
   std::string generation = same_chunks ? string_at(old, "/generation") : std::string();
   if (generation.empty()) generation = new_generation();
-  const json manifest = commit(stages, listing, writer, segments, diff, generation, report, start);
+  const json manifest = commit(stages, listing, writer, segments, diff, generation, report, start, old);
   // The manifest now names the new generation: what older ones alone used can go.
   remove_unused(pipeline, manifest);
   return report;
