@@ -335,6 +335,14 @@ TEST(Project, PipelinesByNameFromAnyFolderOfTheProject) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr("no pipeline named 'bm99'"), HasSubstr("ablation/1-plain, default, tfidf")));
   }
+  // A folder is said to be one (it was "no pipeline named 'deep/' (no configs/deep/.yaml)").
+  try {
+    locate_pipeline("deep/", dir.path());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("the pipeline 'deep/' is a folder; give a pipeline file (FILE.yaml)"),
+                                HasSubstr("ablation/1-plain, default, tfidf")));
+  }
 }
 
 TEST(Glob, StarsAndDoubleStars) {

@@ -45,6 +45,9 @@ PipelineLocation locate_pipeline(const std::string& spec, const fs::path& workin
   const bool is_name = !has_yaml_extension(wanted) && project && fs::is_regular_file(named, ec);
   if (!spec.empty() && !is_name && (has_yaml_extension(spec) || fs::is_regular_file(working_folder / spec, ec)))
     return {(working_folder / spec).lexically_normal(), spec};
+  if (!spec.empty() && !is_name && fs::is_directory(working_folder / spec, ec))
+    throw Error("the pipeline '" + spec + "' is a folder; give a pipeline file (FILE.yaml)" +
+                (project ? " or the name of one of " + project->string() + "'s: " + list(pipeline_names(*project)) : std::string()));
   if (!project)
     throw Error((spec.empty() ? std::string("no pipeline given") : "no pipeline file '" + spec + "'") +
                 ", and no rag project (a folder with configs/default.yaml) in " + working_folder.string() +
