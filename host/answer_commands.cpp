@@ -147,6 +147,7 @@ int answer(const cli::Invocation& inv) {
     std::ostringstream in;
     in << std::cin.rdbuf();
     query = in.str();
+    query.erase(query.find_last_not_of(" \t\r\n") + 1);  // the line break that ends the input is not the question's
   }
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag answer: the question is empty");
   if (!utf8::is_valid(query)) throw Error("rag answer: the question is not valid UTF-8");
