@@ -89,6 +89,16 @@ TEST(Translation, TheCorpusChoosesAmongTranslations) {
   EXPECT_THAT(translator.translate("Le modèle du serveur", count), HasSubstr("server|waiter"));
 }
 
+TEST(Translation, AGermanVerbCutInTwoIsReadWhole) {
+  const QueryTranslator translator(config_of("{dictionaries: ., languages: {de: [tiny-deu-eng]}}"));
+  // "führe ... aus" is "ausführen", run; "schalte ... ein" is "einschalten", enable.
+  EXPECT_EQ(translator.translate("Wie führe ich vLLM in Docker aus?"), "how run vLLM Docker");
+  EXPECT_THAT(translator.translate("Wie schalte ich `enable_prefix_caching` ein?"), AllOf(HasSubstr("how enable enable_prefix_caching"), Not(HasSubstr("ein"))));
+  // A last word that is not a prefix, or a verb kept as written, leaves the question as it is.
+  EXPECT_THAT(translator.translate("Wie starte ich den Server?"), HasSubstr("how start"));
+  EXPECT_THAT(translator.translate("Wie `run` ich es aus?"), HasSubstr("run"));
+}
+
 TEST(Translation, HowToVerbsOfSoftwareReadInTheirSoftwareSense) {
   const QueryTranslator translator = fixture_translator();
   // The dictionary gives "install, set up" for "installer"; a how-to question means "install".

@@ -23,7 +23,7 @@ const std::array<LatinLanguage, 4>& latin_languages() {
       {"en",
        {"the", "is", "are", "was", "were", "what", "which", "how", "why", "when", "where", "who", "does", "do", "did",
         "can", "could", "should", "would", "of", "to", "and", "or", "for", "with", "from", "by", "on", "at", "this",
-        "that", "these", "those", "it", "its", "be", "been", "there", "has", "have", "into", "about", "if", "not"},
+        "that", "these", "those", "it", "its", "be", "been", "there", "has", "have", "into", "about", "if", "not", "in"},
        U""},
       {"fr",
        {"le", "la", "les", "des", "du", "un", "une", "est", "sont", "quel", "quelle", "quels", "quelles", "comment",
@@ -39,7 +39,7 @@ const std::array<LatinLanguage, 4>& latin_languages() {
       {"de",
        {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "ist", "sind", "wie", "was",
         "welche", "welcher", "welches", "warum", "wann", "wo", "und", "oder", "mit", "für", "von", "zu", "auf", "im",
-        "kann", "können", "muss", "werden", "wird", "ich", "man", "nicht", "bei", "auch"},
+        "kann", "können", "muss", "werden", "wird", "ich", "man", "nicht", "bei", "auch", "in"},
        U"ßäöü"},
   }};
   return languages;

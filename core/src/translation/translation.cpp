@@ -65,7 +65,12 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"nutze", "use"}, {"nutzen", "use"}, {"aktiviere", "enable"}, {"aktivieren", "enable"},
         {"deaktiviere", "disable"}, {"deaktivieren", "disable"}, {"konfiguriere", "configure"},
         {"konfigurieren", "configure"}, {"lade", "load"}, {"laden", "load"}, {"setze", "set"}, {"setzen", "set"},
-        {"baue", "build"}, {"bauen", "build"}, {"kompiliere", "compile build"}, {"kompilieren", "compile build"}}},
+        {"baue", "build"}, {"bauen", "build"}, {"kompiliere", "compile build"}, {"kompilieren", "compile build"},
+        // Verbs with a separable prefix, joined again (join_separable_verb): "Wie führe ich ... aus?"
+        {"ausführe", "run"}, {"ausführen", "run"}, {"einschalte", "enable"}, {"einschalten", "enable"},
+        {"ausschalte", "disable"}, {"ausschalten", "disable"}, {"abschalte", "disable"}, {"abschalten", "disable"},
+        {"herunterlade", "download"}, {"herunterladen", "download"}, {"angebe", "specify set"}, {"angeben", "specify set"},
+        {"einstelle", "set configure"}, {"einstellen", "set configure"}, {"aufsetze", "set up"}, {"aufsetzen", "set up"}}},
       {"es",
        {{"cómo", "how"}, {"como", "how"}, {"qué", "what"}, {"quién", "who"}, {"quiénes", "who"}, {"dónde", "where"}, {"donde", "where"},
         {"cuál", "which"}, {"cuáles", "which"}, {"defecto", "default"}, {"predeterminado", "default"},
@@ -118,6 +123,21 @@ std::string without_french_pronoun(std::string word) {
 // The question cut into words and kept spans: `quoted` or "quoted" text, and words that are
 // identifiers (digits, '_', '.', '/', inner capitals: tensor_parallel_size, vLLM, GPU), or, in a
 // question written in Cyrillic, anything in Latin letters. `code` is the question's language.
+// A German question's verb with a separable prefix is cut in two, the prefix last: "Wie führe ich
+// vLLM in Docker aus?" asks how to "ausführen" (run), which no dictionary reads from "führe" and
+// "aus" apart. The verb of a question that starts with its question word comes second; the prefix
+// goes back before it.
+void join_separable_verb(std::vector<Token>& tokens) {
+  static const std::set<std::string_view> prefixes = {"ab",  "an",   "auf", "aus", "ein", "fest", "her", "heraus", "herunter",
+                                                      "hin", "hinzu", "los", "mit", "nach", "vor", "weg", "zu",    "zurück",
+                                                      "zusammen"};
+  if (tokens.size() < 4 || tokens[1].keep || tokens.back().keep) return;
+  const std::string prefix = utf8::lower(tokens.back().text);
+  if (!prefixes.count(prefix) || is_function_word("de", utf8::lower(tokens[1].text))) return;
+  tokens[1].text = prefix + utf8::lower(tokens[1].text);
+  tokens.pop_back();
+}
+
 std::vector<Token> tokens_of(std::string_view question, std::string_view code) {
   const bool cyrillic = code == "ru";
   std::vector<Token> out;
@@ -180,6 +200,7 @@ std::vector<Token> tokens_of(std::string_view question, std::string_view code) {
     const bool inner_capital = std::any_of(word.begin() + 1, word.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
     out.push_back({word, ascii && (marked || inner_capital || (cyrillic && !is_cyrillic_text(word)))});
   }
+  if (code == "de") join_separable_verb(out);
   return out;
 }
 
