@@ -206,6 +206,19 @@ TEST(Translation, EveryEntryOfAHeadwordIsReadAndPlaceholdersDropped) {
   EXPECT_THAT(query, AllOf(HasSubstr("reduce|slash"), Not(HasSubstr("sth"))));
 }
 
+TEST(Translation, TheDefaultLanguagesAreReadAsDefaults) {
+  // What rag check shows of a pipeline that names no language: the defaults, not {}.
+  Options options(YAML::Load("{dictionaries: " + kFixtures.string() + "}"), "p.yaml: translation");
+  try {
+    TranslationConfig::from_options(options, kFixtures);
+  } catch (const Error&) {  // the fixtures lack Debian's dictionaries: read all the same
+  }
+  const YAML::Node languages = options.effective()["languages"];
+  ASSERT_TRUE(languages.IsMap());
+  EXPECT_EQ(languages["de"][0].as<std::string>(), "freedict-deu-eng");
+  EXPECT_EQ(languages["ru"][1]["reverse"].as<std::string>(), "mueller7");
+}
+
 TEST(Translation, ConfigurationErrorsNameTheKey) {
   testing::TempDir dir;
   const auto fails = [&](const std::string& yaml, const std::string& message) {

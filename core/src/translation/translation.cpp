@@ -231,6 +231,18 @@ TranslationConfig TranslationConfig::from_options(Options& options, const std::f
   Options languages = options.child("languages");
   if (languages.keys().empty()) {
     config.languages = default_languages();
+    for (const auto& [code, choices] : config.languages) {  // read as defaults, so that rag check shows them
+      YAML::Node list(YAML::NodeType::Sequence);
+      for (const DictionaryChoice& choice : choices) {
+        YAML::Node item(choice.name);
+        if (choice.reverse) {
+          item = YAML::Node(YAML::NodeType::Map);
+          item["reverse"] = choice.name;
+        }
+        list.push_back(item);
+      }
+      languages.get<YAML::Node>(code, list);
+    }
   } else {
     for (const std::string& code : languages.keys()) {
       if (stemmer_name(code).empty()) languages.fail(code, "is not a language questions are translated from (fr, de, es, ru)");
