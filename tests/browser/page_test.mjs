@@ -344,7 +344,7 @@ check('what the retriever warns of (part of the index left out) is shown with th
   await waitForAnswer(page);
   assert.deepEqual(await page.locator('#run-a .warnings li').allTextContents(), [`Warning: ${PARTIAL_WARNING}`]);
   assert.equal(await page.locator('#run-a .warnings').isVisible(), true);
-  // Gone again for an answer without one.
+  // None for an answer without one.
   await page.goto(`${server.url}/?q=${encodeURIComponent(QUESTION)}`);
   await waitForAnswer(page);
   assert.equal(await page.locator('#run-a .warnings').isVisible(), false);

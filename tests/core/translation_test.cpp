@@ -94,7 +94,10 @@ TEST(Translation, AGermanVerbCutInTwoIsReadWhole) {
   // "führe ... aus" is "ausführen", run; "schalte ... ein" is "einschalten", enable.
   EXPECT_EQ(translator.translate("Wie führe ich vLLM in Docker aus?"), "how run vLLM Docker");
   EXPECT_THAT(translator.translate("Wie schalte ich `enable_prefix_caching` ein?"), AllOf(HasSubstr("how enable enable_prefix_caching"), Not(HasSubstr("ein"))));
-  // A last word that is not a prefix, or a verb kept as written, leaves the question as it is.
+  // The verb, not the noun before it: "legt ... fest" is "festlegen", and "Parameter" stays.
+  EXPECT_THAT(translator.translate("Welcher Parameter legt die Größe fest?"),
+              AllOf(HasSubstr("Parameter"), HasSubstr("sets specifies"), Not(HasSubstr("fest"))));
+  // A last word that makes no verb with another leaves the question as it is.
   EXPECT_THAT(translator.translate("Wie starte ich den Server?"), HasSubstr("how start"));
   EXPECT_THAT(translator.translate("Wie `run` ich es aus?"), HasSubstr("run"));
 }

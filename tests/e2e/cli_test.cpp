@@ -402,6 +402,16 @@ TEST_F(CliTest, CompareTwoPipelines) {
   EXPECT_EQ(again.status, 0);
   EXPECT_THAT(again.err, ::testing::Not(HasSubstr("building")));
   EXPECT_THAT(again.out, HasSubstr("(reused)"));
+  // A file edited: both indexes are updated, and their index time is still their full build's.
+  const json first = json::parse(testing::read_all(dir_ / "cmp.json"));
+  std::ofstream(dir_ / "repo/notes.txt", std::ios::app) << "one more line\n";
+  const Outcome updated = rag("compare pipeline.yaml tfidf.yaml --dataset answered.json --json cmp2.json");
+  ASSERT_EQ(updated.status, 0) << updated.err;
+  EXPECT_THAT(updated.err, HasSubstr("A (pipeline): bringing its index up to date"));
+  EXPECT_THAT(updated.out, HasSubstr("(updated)"));
+  const json second = json::parse(testing::read_all(dir_ / "cmp2.json"));
+  EXPECT_EQ(second["pipelines"][0]["index_seconds"], first["pipelines"][0]["index_seconds"]);
+  EXPECT_EQ(second["pipelines"][0]["index_updated"], true);
 
   // One pipeline against itself with an option changed: labelled by file and override, each
   // with its own index.

@@ -335,6 +335,10 @@ TEST(ExtractiveGenerator, WhatAFieldControlsIsItsDocstringNotASentenceThatSaysCo
   const std::string answer = make("{max_units: 2}")->generate(ask("What does gpu_memory_utilization control?", evidence));
   EXPECT_THAT(answer, HasSubstr("The fraction of GPU memory to be used."));
   EXPECT_THAT(answer, Not(HasSubstr("control memory management")));
+  // Where control is the subject, it is what the answer must speak of.
+  const std::vector<Evidence> flow = {source(1, "markdown", "Flow is a library of graphs."),
+                                      source(2, "markdown", "Flow control limits how fast a sender writes.")};
+  EXPECT_THAT(make("{max_units: 1}")->generate(ask("What is flow control?", flow)), ::testing::StartsWith("Flow control limits"));
 }
 
 TEST(ExtractiveGenerator, ADefiningSentenceIsReadThroughNoBreakSpaces) {

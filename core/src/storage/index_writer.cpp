@@ -487,7 +487,9 @@ json commit(const PipelineStages& stages, const CorpusListing& listing, Generati
       {"format", kIndexFormat},
       {"rag_version", RAG_VERSION},
       {"built_at", utc_now()},
-      {"build_seconds", report.full ? report.seconds : old.value("build_seconds", report.seconds)},
+      {"build_seconds", !report.full && old.contains("build_seconds") && old["build_seconds"].is_number()
+                            ? old["build_seconds"].get<double>()
+                            : report.seconds},
       {"update_seconds", report.seconds},
       {"pipeline", {{"name", pipeline.name}, {"file", pipeline.file.string()}, {"hash", pipeline.content_hash()}}},
       {"corpus",

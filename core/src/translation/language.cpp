@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +24,7 @@ const std::array<LatinLanguage, 4>& latin_languages() {
       {"en",
        {"the", "is", "are", "was", "were", "what", "which", "how", "why", "when", "where", "who", "does", "do", "did",
         "can", "could", "should", "would", "of", "to", "and", "or", "for", "with", "from", "by", "on", "at", "this",
-        "that", "these", "those", "it", "its", "be", "been", "there", "has", "have", "into", "about", "if", "not", "in"},
+        "that", "these", "those", "it", "its", "be", "been", "there", "has", "have", "into", "about", "if", "not"},
        U""},
       {"fr",
        {"le", "la", "les", "des", "du", "un", "une", "est", "sont", "quel", "quelle", "quels", "quelles", "comment",
@@ -39,7 +40,7 @@ const std::array<LatinLanguage, 4>& latin_languages() {
       {"de",
        {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "ist", "sind", "wie", "was",
         "welche", "welcher", "welches", "warum", "wann", "wo", "und", "oder", "mit", "für", "von", "zu", "auf", "im",
-        "kann", "können", "muss", "werden", "wird", "ich", "man", "nicht", "bei", "auch", "in"},
+        "kann", "können", "muss", "werden", "wird", "ich", "man", "nicht", "bei", "auch"},
        U"ßäöü"},
   }};
   return languages;
@@ -140,10 +141,13 @@ std::string_view detect_language(std::string_view text) {
   // character is about a word ("什么是PagedAttention?": three against one).
   if (han > latin_words) return "zh";
   if (cyrillic * 2 > latin) return "ru";
-  // "Was steuert X?", "Was macht X?": German's "was" and a verb in -t, where English's "was" is
-  // followed by its subject ("Was it", "Was the model ...").
-  if (first_words.size() == 2 && first_words[0] == "was" && first_words[1].size() >= 3 && first_words[1].back() == 't' &&
-      !is_function_word("en", first_words[1]))
+  // "Was steuert X?", "Was macht X?": German's "was" and a verb, where English's "was" is
+  // followed by its subject ("Was it", "Was output truncated?"): the verbs such questions use.
+  static const std::set<std::string_view> asking_verbs = {
+      "steuert", "macht",  "bewirkt",  "bedeutet", "tut",     "passiert",     "bestimmt", "gibt",   "regelt",
+      "beeinflusst", "kontrolliert", "enthält", "beschreibt", "heißt", "unterstützt", "liefert", "zeigt",
+      "erzeugt", "speichert", "begrenzt", "ändert", "definiert", "konfiguriert", "braucht", "kostet"};
+  if (first_words.size() == 2 && first_words[0] == "was" && asking_verbs.count(first_words[1]))
     for (std::size_t l = 0; l < languages.size(); ++l) votes[l] += languages[l].code == "de";
   std::size_t best = 0;  // English wins ties: it is what the corpus is written in
   for (std::size_t l = 1; l < languages.size(); ++l)

@@ -66,11 +66,15 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"deaktiviere", "disable"}, {"deaktivieren", "disable"}, {"konfiguriere", "configure"},
         {"konfigurieren", "configure"}, {"lade", "load"}, {"laden", "load"}, {"setze", "set"}, {"setzen", "set"},
         {"baue", "build"}, {"bauen", "build"}, {"kompiliere", "compile build"}, {"kompilieren", "compile build"},
-        // Verbs with a separable prefix, joined again (join_separable_verb): "Wie führe ich ... aus?"
-        {"ausführe", "run"}, {"ausführen", "run"}, {"einschalte", "enable"}, {"einschalten", "enable"},
-        {"ausschalte", "disable"}, {"ausschalten", "disable"}, {"abschalte", "disable"}, {"abschalten", "disable"},
-        {"herunterlade", "download"}, {"herunterladen", "download"}, {"angebe", "specify set"}, {"angeben", "specify set"},
-        {"einstelle", "set configure"}, {"einstellen", "set configure"}, {"aufsetze", "set up"}, {"aufsetzen", "set up"}}},
+        // Verbs with a separable prefix, joined again (join_separable_verb): "Wie führe ich ... aus?",
+        // "Was legt ... fest?"; and "in", which the dictionary reads as India.
+        {"ausführe", "run"}, {"ausführt", "runs"}, {"ausführen", "run"}, {"einschalte", "enable"},
+        {"einschaltet", "enables"}, {"einschalten", "enable"}, {"ausschalte", "disable"}, {"ausschaltet", "disables"},
+        {"ausschalten", "disable"}, {"abschalte", "disable"}, {"abschaltet", "disables"}, {"abschalten", "disable"},
+        {"herunterlade", "download"}, {"herunterlädt", "downloads"}, {"herunterladen", "download"},
+        {"angebe", "specify set"}, {"angibt", "specifies sets"}, {"angeben", "specify set"}, {"einstelle", "set configure"},
+        {"einstellt", "sets configures"}, {"einstellen", "set configure"}, {"festlege", "set specify"},
+        {"festlegt", "sets specifies"}, {"festlegen", "set specify"}, {"in", ""}}},
       {"es",
        {{"cómo", "how"}, {"como", "how"}, {"qué", "what"}, {"quién", "who"}, {"quiénes", "who"}, {"dónde", "where"}, {"donde", "where"},
         {"cuál", "which"}, {"cuáles", "which"}, {"defecto", "default"}, {"predeterminado", "default"},
@@ -120,24 +124,26 @@ std::string without_french_pronoun(std::string word) {
   return word;
 }
 
+// A German question's verb with a separable prefix is cut in two, the prefix last: "Wie führe ich
+// vLLM in Docker aus?" asks how to "ausführen" (run), which no dictionary reads from "führe" and
+// "aus" apart. The prefix goes back before the first word that makes with it a verb the question
+// vocabulary reads ("Welcher Parameter legt ... fest?" joins "legt", not the noun before it).
+void join_separable_verb(std::vector<Token>& tokens) {
+  if (tokens.size() < 3 || tokens.back().keep) return;
+  const auto& vocabulary = question_vocabulary("de");
+  const std::string prefix = utf8::lower(tokens.back().text);
+  for (std::size_t i = 1; i + 1 < tokens.size(); ++i) {
+    const std::string joined = prefix + utf8::lower(tokens[i].text);
+    if (tokens[i].keep || !vocabulary.count(joined)) continue;
+    tokens[i].text = joined;
+    tokens.pop_back();
+    return;
+  }
+}
+
 // The question cut into words and kept spans: `quoted` or "quoted" text, and words that are
 // identifiers (digits, '_', '.', '/', inner capitals: tensor_parallel_size, vLLM, GPU), or, in a
 // question written in Cyrillic, anything in Latin letters. `code` is the question's language.
-// A German question's verb with a separable prefix is cut in two, the prefix last: "Wie führe ich
-// vLLM in Docker aus?" asks how to "ausführen" (run), which no dictionary reads from "führe" and
-// "aus" apart. The verb of a question that starts with its question word comes second; the prefix
-// goes back before it.
-void join_separable_verb(std::vector<Token>& tokens) {
-  static const std::set<std::string_view> prefixes = {"ab",  "an",   "auf", "aus", "ein", "fest", "her", "heraus", "herunter",
-                                                      "hin", "hinzu", "los", "mit", "nach", "vor", "weg", "zu",    "zurück",
-                                                      "zusammen"};
-  if (tokens.size() < 4 || tokens[1].keep || tokens.back().keep) return;
-  const std::string prefix = utf8::lower(tokens.back().text);
-  if (!prefixes.count(prefix) || is_function_word("de", utf8::lower(tokens[1].text))) return;
-  tokens[1].text = prefix + utf8::lower(tokens[1].text);
-  tokens.pop_back();
-}
-
 std::vector<Token> tokens_of(std::string_view question, std::string_view code) {
   const bool cyrillic = code == "ru";
   std::vector<Token> out;

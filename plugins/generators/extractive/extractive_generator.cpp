@@ -63,8 +63,17 @@ bool names_command(std::string_view prose) {
   return prose.find('`') != std::string_view::npos || prose.find(" --") != std::string_view::npos;
 }
 
+// Whether "control" is the verb of the question ("What does X control?", "What controls X?"),
+// which says what is asked, rather than its subject ("What is flow control?").
+bool asks_what_controls(std::string_view question) {
+  std::string q = lowered(question);
+  while (!q.empty() && (q.back() == '?' || q.back() == ' ')) q.pop_back();
+  return q.starts_with("what controls ") || (q.starts_with("what does ") && q.ends_with(" control"));
+}
+
 // Words of a question that say what kind of answer it wants rather than what it is about.
-bool is_marker(QuestionKind kind, const std::string& word) {
+// `controls`: the question asks what something controls (see asks_what_controls).
+bool is_marker(QuestionKind kind, const std::string& word, bool controls) {
   using Kind = QuestionKind;
   static const std::set<std::string> defaults = {"default", "defaults", "value", "values"};
   static const std::set<std::string> places = {"implemented", "defined", "located", "declared", "implementation",
@@ -73,7 +82,7 @@ bool is_marker(QuestionKind kind, const std::string& word) {
   if (kind == Kind::where) return places.count(word) > 0;
   // "What does the seed parameter do?" asks about the seed, "What does X control?" about X.
   if (kind == Kind::what_is)
-    return word == "mean" || word == "means" || word == "control" || word == "controls" || is_field_noun(word);
+    return word == "mean" || word == "means" || (controls && (word == "control" || word == "controls")) || is_field_noun(word);
   return false;
 }
 
@@ -204,7 +213,8 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   // The words that say what is asked ("default", "implemented") are not what is asked about.
   std::vector<QuestionWord>& words = r.words;
   words = question_words(query, analyzer_);
-  std::erase_if(words, [&](const QuestionWord& w) { return is_marker(kind, lowered(w.text)); });
+  const bool controls = asks_what_controls(query);
+  std::erase_if(words, [&](const QuestionWord& w) { return is_marker(kind, lowered(w.text), controls); });
   std::vector<double>& weight = r.weight;
   weight.assign(words.size(), 0.0);
   double total = 0;
