@@ -207,6 +207,15 @@ class SchedulerConfig:
   EXPECT_EQ(json::parse(rag("search 'Where is CACHE_ROOT defined?' --pipeline pipeline.yaml --k 1").out)
                 ["retrieved_chunks"][0]["file_path"],
             "repo/pkg/uses.py");
+  // A dotted name says in which module or class: json.dumps is not plist's dumps, though plist's
+  // ranks first for the bare name; Codec.dumps is the class's method.
+  dir_.write("repo/plist/__init__.py", "def dumps(value):\n    \"\"\"Dumps a value: dumps dumps dumps.\"\"\"\n    return value\n");
+  dir_.write("repo/json/__init__.py", "import codecs\n\n\ndef dumps(obj):\n    \"\"\"Serializes obj.\"\"\"\n    return str(obj)\n");
+  dir_.write("repo/pkg/codec.py", "class Codec:\n    def dumps(self, obj):\n        \"\"\"Encodes obj.\"\"\"\n        return obj\n");
+  index();
+  EXPECT_EQ(first_source("Where is json.dumps implemented?")["sources"][0]["file_path"], "repo/json/__init__.py");
+  EXPECT_EQ(first_source("Where is Codec.dumps implemented?")["sources"][0]["file_path"], "repo/pkg/codec.py");
+  EXPECT_EQ(first_source("Where is plist.dumps implemented?")["sources"][0]["file_path"], "repo/plist/__init__.py");
   // A name nothing defines adds no source.
   const json none = first_source("Where is NoSuchThing defined?");
   for (const json& source : none["sources"]) EXPECT_NE(source["file_path"], "repo/pkg/cache.py");

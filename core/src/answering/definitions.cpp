@@ -151,6 +151,7 @@ struct Found {
   Hit hit;
   int strength = 0;
   bool test = false;
+  bool qualified = false;  // in the module or class the question's dotted name puts it in
 };
 
 // Whether `path` is a test's: code there uses names (fixtures) rather than defines them.
@@ -185,14 +186,47 @@ bool has_level(std::string_view section, std::string_view name) {
   return false;
 }
 
+// The words of a path: its folders' and file's names cut at '/', '_', '-' and '.'.
+std::vector<std::string> path_words(std::string_view path) {
+  std::vector<std::string> out;
+  std::string word;
+  for (const char c : path) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!word.empty()) {
+      out.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
+
+// The module or class a dotted name of `question` puts `name` in: "json" for json.dumps, "LLM"
+// for vllm.LLM.generate; empty when the question writes it alone.
+std::string owner_in(std::string_view question, std::string_view name) {
+  for (const std::string_view run : name_runs(question, true))
+    if (run.size() > name.size() + 1 && run.ends_with(name) && run[run.size() - name.size() - 1] == '.')
+      return std::string(last_part(run.substr(0, run.size() - name.size() - 1)));
+  return {};
+}
+
 // The class or function `name`, in the files of the index's best chunks for the name that have
 // it as a level of their qualified name or declare it (the class's own methods rank well; its
-// declaration, with a long docstring, may not). Outside tests first, then declared at the top of
-// its file (not a method of that name), then by retrieval order.
-std::optional<Hit> declaration(const Index& index, const std::string& name) {
+// declaration, with a long docstring, may not). Outside tests first, then in `owner` (the module
+// or class a dotted name puts it in: "json" of json.dumps, whose file or qualified name says
+// so), then declared at the top of its file (not a method of that name), then by retrieval order.
+std::optional<Hit> declaration(const Index& index, const std::string& name, const std::string& owner = {}) {
   std::vector<std::string> files;
   std::optional<Found> best;
-  for (const Hit& hit : index.search(name, kCandidates)) {
+  // A class is a level of the qualified name; a module may also be a folder or file of the path.
+  const auto in_owner = [&](const ChunkView& c) {
+    if (owner.empty()) return false;
+    if (has_level(c.section, owner)) return true;
+    const std::vector<std::string> path = path_words(c.file_path);
+    return !is_class_like(owner) && std::find(path.begin(), path.end(), owner) != path.end();
+  };
+  for (const Hit& hit : index.search(owner.empty() ? name : owner + " " + name, kCandidates)) {
     const ChunkView chunk = index.chunk(hit.chunk);
     if (!is_code(chunk.kind) || (!has_level(chunk.section, name) && !declares(chunk.text, name))) continue;
     const std::string file(chunk.file_path);
@@ -216,27 +250,13 @@ std::optional<Hit> declaration(const Index& index, const std::string& name) {
       }
     }
     if (!declaring) continue;
-    const Found found{named ? *named : *declaring, top ? 1 : 0, is_test_path(file)};
-    if (!best || std::tie(found.test, best->strength) < std::tie(best->test, found.strength)) best = found;
+    const Hit at = named ? *named : *declaring;
+    const Found found{at, top ? 1 : 0, is_test_path(file), in_owner(index.chunk(at.chunk))};
+    if (!best || std::tie(found.test, best->qualified, best->strength) < std::tie(best->test, found.qualified, found.strength))
+      best = found;
   }
   if (!best) return std::nullopt;
   return best->hit;
-}
-
-// The words of a path: its folders' and file's names cut at '/', '_', '-' and '.'.
-std::vector<std::string> path_words(std::string_view path) {
-  std::vector<std::string> out;
-  std::string word;
-  for (const char c : path) {
-    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
-      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!word.empty()) {
-      out.push_back(std::move(word));
-      word.clear();
-    }
-  }
-  if (!word.empty()) out.push_back(std::move(word));
-  return out;
 }
 
 // "Where is the V1 scheduler implemented?" names no code, but the file that implements it is
@@ -525,7 +545,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
   // A name no class or function declares may be a variable or a constant ("Where is VLLM_USE_V1
   // defined?"): the code that gives it a value at the start of a line.
   for (const std::string& name : asked.declared)
-    if (std::optional<Hit> declared = declaration(index, name); declared || is_class_like(name))
+    if (std::optional<Hit> declared = declaration(index, name, owner_in(question, name)); declared || is_class_like(name))
       add(declared);
     else
       add(best_definition(index, name, [&](const ChunkView& c) { return gives_value(c.text, name); }));
