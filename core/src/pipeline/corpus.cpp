@@ -52,8 +52,12 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
     if (stated) {
       const bool link = type == DT_LNK;
       if (::fstatat(fd, entry->d_name, &status, link ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
-        if (!link)  // a dangling link is passed over quietly
-          listing.notes.push_back(relative + ": skipped (" + std::error_code(errno, std::generic_category()).message() + ")");
+        const int error = errno;
+        if (!link)
+          listing.notes.push_back(relative + ": skipped (" + std::error_code(error, std::generic_category()).message() + ")");
+        else if (matches(pipeline.include, relative) && !matches(pipeline.exclude, relative))
+          listing.notes.push_back(relative + ": skipped, a symbolic link that leads to no file (" +
+                                  std::error_code(error, std::generic_category()).message() + ")");
         continue;
       }
       type = S_ISREG(status.st_mode) ? DT_REG : S_ISDIR(status.st_mode) && !link ? DT_DIR : DT_UNKNOWN;
@@ -67,8 +71,12 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
         listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;
     }
-    if (type != DT_REG) continue;
     if (!matches(pipeline.include, relative) || matches(pipeline.exclude, relative)) continue;
+    if (type != DT_REG) {  // a pipe, a socket, a device: nothing to read as a file (a link to a folder is not followed)
+      if (type != DT_DIR && !(stated && S_ISDIR(status.st_mode)))
+        listing.notes.push_back(relative + ": skipped, not a regular file");
+      continue;
+    }
     if (!stated && ::fstatat(fd, entry->d_name, &status, 0) != 0) {
       listing.notes.push_back(relative + ": skipped (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;
