@@ -47,14 +47,13 @@ std::string wrap(std::string_view text, std::string_view code, bool color) {
   return out;
 }
 
-}  // namespace
-
-std::string printable(std::string_view text) {
+// `text` with control characters shown as ^X, line feed and tab too unless `lines`.
+std::string shown(std::string_view text, bool lines) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t' && c != '\n') || u == 0x7f) {
+    if ((u < 0x20 && !(lines && (c == '\t' || c == '\n'))) || u == 0x7f) {
       out += '^';
       out += static_cast<char>(u ^ 0x40);  // ESC -> ^[, DEL -> ^?
     } else {
@@ -63,6 +62,10 @@ std::string printable(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string printable(std::string_view text) { return shown(text, true); }
 
 Style Style::for_stdout() {
   const char* no_color = std::getenv("NO_COLOR");
@@ -74,8 +77,9 @@ std::string Style::faint(std::string_view text) const { return wrap(text, kDim, 
 std::string Style::match(std::string_view text) const { return wrap(text, kMatch, color_); }
 
 std::string location(const std::string& path, std::size_t first_line, std::size_t last_line) {
-  // Appended piece by piece: `"-" + temporary` trips a false -Wrestrict of GCC 12 at -O3.
-  std::string out = path;
+  // Appended piece by piece: `"-" + temporary` trips a false -Wrestrict of GCC 12 at -O3. A file
+  // name may hold a line feed: a location stays one line.
+  std::string out = shown(path, false);
   out += ':';
   out += std::to_string(first_line);
   if (last_line != first_line) {

@@ -13,7 +13,8 @@ namespace rag::cli {
 /// "1 result", "3 results": a count and what it counts, in the plural (an s) unless it is 1.
 std::string counted(std::size_t n, std::string_view what);
 
-/// "path:12-40", or "path:12" for one line.
+/// "path:12-40", or "path:12" for one line; the path's control characters, line feeds and tabs
+/// included, shown as ^X.
 std::string location(const std::string& path, std::size_t first_line, std::size_t last_line);
 
 /// `text` safe to print on a terminal: control characters but tab and line feed shown as ^X, so

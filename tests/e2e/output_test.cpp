@@ -118,6 +118,11 @@ TEST_F(OutputTest, TextShowsPlacesAndTheMatchingLines) {
   EXPECT_EQ(with_flag["answer"], as_json["answer"]);
   EXPECT_EQ(with_flag["sources"], as_json["sources"]);
   expect_error("search port --json --format text --pipeline pipeline.yaml", "--json and --format text disagree");
+  // A file name with a line feed keeps its place on one line: "new^Jline.txt:1".
+  dir_.write("repo/new\nline.txt", "The zeppelin hangar holds one airship.\n");
+  index();
+  EXPECT_THAT(rag("search zeppelin hangar --pipeline pipeline.yaml -k 1 --format text").out, StartsWith("repo/new^Jline.txt:1"));
+  EXPECT_THAT(rag("answer zeppelin hangar airship --pipeline pipeline.yaml -k 1 --format text").out, HasSubstr("[1] repo/new^Jline.txt:1"));
 }
 
 TEST_F(OutputTest, QueriesTypedAsPeopleTypeThem) {

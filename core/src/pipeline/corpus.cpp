@@ -102,7 +102,8 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
   std::error_code ec;
   if (!fs::exists(root, ec))
     throw Error("corpus folder " + display_path(root) + " (corpus.root in " + pipeline.label() +
-                ") does not exist; run scripts/setup.sh to unpack the corpus, or point corpus.root at your repository");
+                ") does not exist; point corpus.root at your repository (the vLLM corpus of this project's own "
+                "pipelines is unpacked by scripts/setup.sh)");
   if (!fs::is_directory(root, ec))
     throw Error("corpus.root " + display_path(root) + " in " + pipeline.label() + " is not a folder");
   const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
