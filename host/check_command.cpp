@@ -122,7 +122,7 @@ int check(const cli::Invocation& inv) {
     if (s.stage.find('.') == std::string::npos) std::cout << (s.plugin.empty() ? "" : "\n               ") << flow(s.options);
     std::cout << "\n";
   }
-  std::cout << "  index        " << display_path(p.index_dir) << ": " << state_name(state.kind);
+  std::cout << "  index        " << display_path(p.index_dir) << ": " << (state.damaged ? "damaged" : state_name(state.kind));
   if (state.kind == IndexState::Kind::current)
     std::cout << " (" << cli::counted(state.manifest.value("chunks", std::size_t{0}), "chunk") << " in "
               << cli::counted(state.manifest.value("segments", json::array()).size(), "segment") << ", built "

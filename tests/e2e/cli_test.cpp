@@ -200,6 +200,7 @@ TEST_F(CliTest, BadInputGetsOneClearLine) {
   const Outcome checked = rag("check --pipeline pipeline.yaml --format text");
   EXPECT_EQ(checked.status, 1) << checked.err;  // a script notices
   EXPECT_THAT(checked.out, HasSubstr("fails its checksum"));
+  EXPECT_THAT(checked.out, HasSubstr(": damaged: "));  // not "stale", which the next `rag index` mends
   EXPECT_THAT(checked.out, HasSubstr("(`rag index --pipeline pipeline.yaml --full` rebuilds it)"));
   const Outcome checked_json = rag("check --pipeline pipeline.yaml --format json");
   EXPECT_EQ(checked_json.status, 1);
