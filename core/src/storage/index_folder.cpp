@@ -1,10 +1,12 @@
 #include "index_folder.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 
+#include "rag/corpus.hpp"
 #include "rag/file_io.hpp"
 #include "rag/index.hpp"
 #include "rag/project.hpp"
@@ -71,6 +73,22 @@ std::string missing_or_resized(const Pipeline& pipeline, const json& manifest) {
     if (size != f.at("size").get<std::uintmax_t>()) return path + " is not the size it was written with";
   }
   return {};
+}
+
+std::int64_t modified_time(const fs::path& file) {
+  struct stat status {};
+  if (::stat(file.c_str(), &status) != 0) return -1;
+  return file_time(status.st_mtim.tv_sec, status.st_mtim.tv_nsec);
+}
+
+std::vector<std::string> rewritten_files(const Pipeline& pipeline, const json& manifest) {
+  std::vector<std::string> out;
+  for (const auto& f : manifest.at("files"))
+    if (const auto recorded = f.find("modified"); recorded != f.end() && recorded->is_number_integer()) {
+      std::string path = f.at("path").get<std::string>();
+      if (modified_time(pipeline.index_dir / path) != recorded->get<std::int64_t>()) out.push_back(std::move(path));
+    }
+  return out;
 }
 
 json read_manifest(const Pipeline& pipeline) {

@@ -48,6 +48,12 @@ std::string damaged(const Pipeline& pipeline);
 /// with ("seg-000001/chunks.bin is missing"), or "": a truncated or missing file is found before
 /// anything reads it. A path that leaves the folder is damage too.
 std::string missing_or_resized(const Pipeline& pipeline, const nlohmann::json& manifest);
+/// A file's modification time as the manifest records it (file_time() of st_mtim).
+std::int64_t modified_time(const std::filesystem::path& file);
+/// The files `manifest` lists whose modification time is not the one recorded when they were
+/// written: index files are written once, so such a file was written since (or copied without its
+/// times) and is to be verified before it is trusted. Files recorded without a time are not listed.
+std::vector<std::string> rewritten_files(const Pipeline& pipeline, const nlohmann::json& manifest);
 
 /// A segment of a generation, opened: its store read in place and its removals.
 struct OpenSegment {

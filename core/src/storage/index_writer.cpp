@@ -450,7 +450,9 @@ json commit(const PipelineStages& stages, const CorpusListing& listing, Generati
   json segment_list = json::array(), files = json::array();
   std::map<std::string, std::size_t> kinds;
   const auto list = [&](const fs::path& path) {
-    files.push_back({{"path", path.lexically_relative(pipeline.index_dir).generic_string()}, {"size", fs::file_size(path)}});
+    files.push_back({{"path", path.lexically_relative(pipeline.index_dir).generic_string()},
+                     {"size", fs::file_size(path)},
+                     {"modified", modified_time(path)}});
   };
   for (OpenSegment& s : segments) {
     if (diff.lost_files.count(s.name)) writer.write_removals(s, generation);
@@ -532,6 +534,9 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
       if (const std::string problem = missing_or_resized(pipeline, old); !problem.empty())
         throw Error("the index is damaged (" + problem + ")");
       segments = open_segments(pipeline, old);  // damage found now, not by the next search
+      // A file written since the manifest was (index files are written once) is read whole before
+      // the index is called up to date: a damaged one makes this a full build.
+      for (const std::string& path : rewritten_files(pipeline, old)) verify_binary_file(pipeline.index_dir / path);
       if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
           !any_readable_again(pipeline, segments)) {
         remove_unused(pipeline, old);  // what a killed run left goes now too, not at the next change
