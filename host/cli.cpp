@@ -11,6 +11,7 @@
 #include "rag/error.hpp"
 #include "rag/file_io.hpp"
 #include "rag/project.hpp"
+#include "text_output.hpp"
 
 namespace rag::cli {
 
@@ -255,7 +256,7 @@ void warn_changed(const Index& index, const Pipeline& pipeline, const std::vecto
   if (changed.size() > 3) names += ", ...";
   std::cerr << "warning: " << changed.size() << (changed.size() == 1 ? " file" : " files")
             << " of these results changed since indexing or " << (changed.size() == 1 ? "is" : "are") << " gone ("
-            << names << "); results may point at old text (run `" << pipeline.command("index") << "`)\n";
+            << printable(names) << "); results may point at old text (run `" << pipeline.command("index") << "`)\n";
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {

@@ -33,14 +33,14 @@ namespace {
 // One line on what an index run did.
 void report_index(const IndexReport& report, const Pipeline& pipeline, bool verbose) {
   if (verbose)
-    for (const auto& note : report.notes) std::cerr << "note: " << note << "\n";
+    for (const auto& note : report.notes) std::cerr << "note: " << cli::printable(note) << "\n";
   const std::string holds = cli::counted(report.files, "file") + ", " + cli::counted(report.chunks, "chunk") + " in " +
                             cli::counted(report.segments, "segment");
   if (!report.committed) {
     std::cerr << display_path(pipeline.index_dir) << " is up to date (" << holds << ")";
   } else if (report.full) {
     if (report.why_full != "no index yet" && report.why_full.rfind("asked for", 0) != 0)
-      std::cerr << "note: building from scratch: " << report.why_full << "\n";
+      std::cerr << "note: building from scratch: " << report.why_full.substr(0, report.why_full.find("; run `")) << "\n";
     std::cerr << "indexed " << cli::counted(report.files, "file") << " into " << cli::counted(report.chunks, "chunk") << " in " << report.seconds
               << " s -> " << display_path(pipeline.index_dir);
   } else {

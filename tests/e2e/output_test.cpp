@@ -120,7 +120,8 @@ TEST_F(OutputTest, TextShowsPlacesAndTheMatchingLines) {
   expect_error("search port --json --format text --pipeline pipeline.yaml", "--json and --format text disagree");
   // A file name with a line feed keeps its place on one line: "new^Jline.txt:1".
   dir_.write("repo/new\nline.txt", "The zeppelin hangar holds one airship.\n");
-  index();
+  dir_.write("repo/bin\x1b[31mary.dat", std::string(3, '\0'));
+  EXPECT_THAT(rag("index --pipeline pipeline.yaml -v").err, HasSubstr("note: bin^[[31mary.dat: skipped"));
   EXPECT_THAT(rag("search zeppelin hangar --pipeline pipeline.yaml -k 1 --format text").out, StartsWith("repo/new^Jline.txt:1"));
   EXPECT_THAT(rag("answer zeppelin hangar airship --pipeline pipeline.yaml -k 1 --format text").out, HasSubstr("[1] repo/new^Jline.txt:1"));
 }

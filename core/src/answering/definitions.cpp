@@ -223,8 +223,10 @@ std::optional<Hit> declaration(const Index& index, const std::string& name, cons
   const auto in_owner = [&](const ChunkView& c) {
     if (owner.empty()) return false;
     if (has_level(c.section, owner)) return true;
-    const std::vector<std::string> path = path_words(c.file_path);
-    return !is_class_like(owner) && std::find(path.begin(), path.end(), owner) != path.end();
+    const std::vector<std::string> path = path_words(c.file_path);  // in lower case
+    std::string module(owner);
+    for (char& ch : module) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return !is_class_like(owner) && std::find(path.begin(), path.end(), module) != path.end();
   };
   for (const Hit& hit : index.search(owner.empty() ? name : owner + " " + name, kCandidates)) {
     const ChunkView chunk = index.chunk(hit.chunk);

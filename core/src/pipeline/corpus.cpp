@@ -50,8 +50,13 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
     struct stat status {};
     const bool stated = type == DT_UNKNOWN || type == DT_LNK;  // some file systems give no type
     if (stated) {
-      const bool link = type == DT_LNK;
-      if (::fstatat(fd, entry->d_name, &status, link ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
+      bool link = type == DT_LNK;
+      int failed = ::fstatat(fd, entry->d_name, &status, link ? 0 : AT_SYMLINK_NOFOLLOW);
+      if (failed == 0 && !link && S_ISLNK(status.st_mode)) {  // a file system that gives no type
+        link = true;
+        failed = ::fstatat(fd, entry->d_name, &status, 0);
+      }
+      if (failed != 0) {
         const int error = errno;
         if (!link)
           listing.notes.push_back(relative + ": skipped (" + std::error_code(error, std::generic_category()).message() + ")");

@@ -324,13 +324,13 @@ IndexReport up_to_date(const json& manifest, const CorpusListing& listing, const
                        std::chrono::steady_clock::time_point start) {
   IndexReport report;
   report.files = manifest.at("corpus").value("files", std::size_t{0});
-  report.skipped = manifest.at("corpus").value("skipped", std::size_t{0});
   report.chunks = manifest.value("chunks", std::size_t{0});
   report.segments = manifest.at("segments").size();
   report.notes = listing.notes;
   for (const OpenSegment& s : segments)
     for (const std::uint32_t f : s.live_files())
       if (!s.store->file(f).note.empty()) report.notes.push_back(passed_over(s.store->file(f)));
+  report.skipped = report.notes.size();  // the listing's notes are not in the fingerprint: counted now
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
@@ -535,11 +535,17 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
         throw Error("the index is damaged (" + problem + ")");
       segments = open_segments(pipeline, old);  // damage found now, not by the next search
       // A file written since the manifest was (index files are written once) is read whole before
-      // the index is called up to date: a damaged one makes this a full build.
-      for (const std::string& path : rewritten_files(pipeline, old)) verify_binary_file(pipeline.index_dir / path);
+      // the index is called up to date: a damaged one makes this a full build. One that verifies
+      // gets its time recorded, so that the next run does not read it again (a copy without -p).
+      const std::vector<std::string> rewritten = options.full ? std::vector<std::string>() : rewritten_files(pipeline, old);
+      for (const std::string& path : rewritten) verify_binary_file(pipeline.index_dir / path);
       if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
           !any_readable_again(pipeline, segments)) {
         remove_unused(pipeline, old);  // what a killed run left goes now too, not at the next change
+        if (!rewritten.empty()) {
+          for (json& f : old.at("files")) f["modified"] = modified_time(pipeline.index_dir / f.at("path").get<std::string>());
+          write_file_atomically(pipeline.index_dir / kManifest, old.dump(2) + "\n");
+        }
         return up_to_date(old, listing, segments, start);
       }
       if (options.full) report.why_full = "asked for (--full)";
