@@ -45,17 +45,13 @@ void prepare(Contender& c) {
   } else if (state.kind == IndexState::Kind::stale) {
     std::cerr << c.letter << " (" << c.label << "): bringing its index up to date: " << state.why << "\n";
   }
-  if (state.kind != IndexState::Kind::current) {
-    const IndexReport report = build_index(c.loaded->stages);
-    c.index_seconds = report.seconds;
-    c.updated = !report.full;
-  } else {
-    c.reused = true;
-  }
+  if (state.kind != IndexState::Kind::current) c.updated = !build_index(c.loaded->stages).full;
+  else c.reused = true;
   c.index = std::make_unique<Index>(c.loaded->stages);
-  // An update's few files say nothing of what the pipeline costs to index: its full build does.
+  // The manifest's build_seconds is the last full build's, this run's when it built one: an
+  // update's few files say nothing of what the pipeline costs to index.
   const json& manifest = c.index->manifest();
-  if (const auto built = manifest.find("build_seconds"); (c.reused || c.updated) && built != manifest.end() && built->is_number())
+  if (const auto built = manifest.find("build_seconds"); built != manifest.end() && built->is_number())
     c.index_seconds = built->get<double>();
   for (const auto& f : c.index->manifest().at("files")) c.index_bytes += f.at("size").get<std::uintmax_t>();
 }

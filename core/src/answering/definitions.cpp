@@ -219,14 +219,16 @@ std::string owner_in(std::string_view question, std::string_view name) {
 std::optional<Hit> declaration(const Index& index, const std::string& name, const std::string& owner = {}) {
   std::vector<std::string> files;
   std::optional<Found> best;
-  // A class is a level of the qualified name; a module may also be a folder or file of the path.
+  // A class is a level of the qualified name; a module may also be a folder or file of the path
+  // (whose words are in lower case).
+  std::string module;
+  if (!owner.empty() && !is_class_like(owner))
+    for (const char ch : owner) module += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   const auto in_owner = [&](const ChunkView& c) {
     if (owner.empty()) return false;
     if (has_level(c.section, owner)) return true;
-    const std::vector<std::string> path = path_words(c.file_path);  // in lower case
-    std::string module(owner);
-    for (char& ch : module) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return !is_class_like(owner) && std::find(path.begin(), path.end(), module) != path.end();
+    const std::vector<std::string> path = path_words(c.file_path);
+    return !module.empty() && std::find(path.begin(), path.end(), module) != path.end();
   };
   for (const Hit& hit : index.search(owner.empty() ? name : owner + " " + name, kCandidates)) {
     const ChunkView chunk = index.chunk(hit.chunk);

@@ -42,6 +42,8 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
   const auto matches = [](const std::vector<std::string>& patterns, const std::string& path) {
     return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return glob_match(p, path); });
   };
+  // A file the corpus takes in, by its include and exclude patterns.
+  const auto selected = [&](const std::string& path) { return matches(pipeline.include, path) && !matches(pipeline.exclude, path); };
   while (const dirent* entry = ::readdir(folder.get())) {
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
@@ -60,7 +62,7 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
         const int error = errno;
         if (!link)
           listing.notes.push_back(relative + ": skipped (" + std::error_code(error, std::generic_category()).message() + ")");
-        else if (matches(pipeline.include, relative) && !matches(pipeline.exclude, relative))
+        else if (selected(relative))
           listing.notes.push_back(relative + ": skipped, a symbolic link that leads to no file (" +
                                   std::error_code(error, std::generic_category()).message() + ")");
         continue;
@@ -76,7 +78,7 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
         listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;
     }
-    if (!matches(pipeline.include, relative) || matches(pipeline.exclude, relative)) continue;
+    if (!selected(relative)) continue;
     if (type != DT_REG) {  // a pipe, a socket, a device: nothing to read as a file (a link to a folder is not followed)
       if (type != DT_DIR && !(stated && S_ISDIR(status.st_mode)))
         listing.notes.push_back(relative + ": skipped, not a regular file");

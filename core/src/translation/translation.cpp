@@ -32,11 +32,13 @@ std::string package_of(const std::string& name) {
   return name.starts_with("freedict-") ? "dict-" + name : name == "mueller7" ? "mueller7-dict" : name;
 }
 
-std::map<std::string, std::vector<DictionaryChoice>> default_languages() {
-  return {{"fr", {{"freedict-fra-eng", false}, {"freedict-eng-fra", true}}},
-          {"de", {{"freedict-deu-eng", false}}},
-          {"es", {{"freedict-spa-eng", false}, {"freedict-eng-spa", true}}},
-          {"ru", {{"freedict-eng-rus", true}, {"mueller7", true}}}};
+// The languages questions are translated from and their dictionaries when a pipeline names none,
+// as a pipeline would write them (README, "Questions in other languages").
+const YAML::Node& default_languages() {
+  static const YAML::Node languages = YAML::Load(
+      "{fr: [freedict-fra-eng, {reverse: freedict-eng-fra}], de: [freedict-deu-eng],"
+      " es: [freedict-spa-eng, {reverse: freedict-eng-spa}], ru: [{reverse: freedict-eng-rus}, {reverse: mueller7}]}");
+  return languages;
 }
 
 // Words that say what is asked, which dictionaries translate poorly or not at all ("wo" is
@@ -234,38 +236,27 @@ TranslationConfig TranslationConfig::from_options(Options& options, const std::f
     if (!std::filesystem::is_regular_file(config.glossary, ec))
       options.fail("glossary", config.glossary.string() + " is not a file (a glossary is a file of 'language TAB words TAB English' lines)");
   }
+  // The languages a pipeline names, or the defaults, read alike (so that rag check shows them).
   Options languages = options.child("languages");
-  if (languages.keys().empty()) {
-    config.languages = default_languages();
-    for (const auto& [code, choices] : config.languages) {  // read as defaults, so that rag check shows them
-      YAML::Node list(YAML::NodeType::Sequence);
-      for (const DictionaryChoice& choice : choices) {
-        YAML::Node item(choice.name);
-        if (choice.reverse) {
-          item = YAML::Node(YAML::NodeType::Map);
-          item["reverse"] = choice.name;
-        }
-        list.push_back(item);
+  std::vector<std::string> codes = languages.keys();
+  if (codes.empty())
+    for (const auto& entry : default_languages()) codes.push_back(entry.first.Scalar());
+  for (const std::string& code : codes) {
+    if (stemmer_name(code).empty()) languages.fail(code, "is not a language questions are translated from (fr, de, es, ru)");
+    const YAML::Node fallback = default_languages()[code];  // undefined for a language it lacks
+    const YAML::Node list = languages.get<YAML::Node>(code, fallback.IsDefined() ? YAML::Clone(fallback) : YAML::Node());
+    if (!list.IsSequence()) languages.fail(code, "must be a list of dictionaries (a name, or {reverse: name})");
+    for (const YAML::Node& item : list) {
+      DictionaryChoice choice;
+      if (item.IsScalar()) {
+        choice.name = item.Scalar();
+      } else if (item.IsMap() && item.size() == 1 && item["reverse"] && item["reverse"].IsScalar()) {
+        choice.name = item["reverse"].Scalar();
+        choice.reverse = true;
+      } else {
+        languages.fail(code, "lists a dictionary that is neither a name nor {reverse: name}");
       }
-      languages.get<YAML::Node>(code, list);
-    }
-  } else {
-    for (const std::string& code : languages.keys()) {
-      if (stemmer_name(code).empty()) languages.fail(code, "is not a language questions are translated from (fr, de, es, ru)");
-      const YAML::Node list = languages.get<YAML::Node>(code, YAML::Node());
-      if (!list.IsSequence()) languages.fail(code, "must be a list of dictionaries (a name, or {reverse: name})");
-      for (const YAML::Node& item : list) {
-        DictionaryChoice choice;
-        if (item.IsScalar()) {
-          choice.name = item.Scalar();
-        } else if (item.IsMap() && item.size() == 1 && item["reverse"] && item["reverse"].IsScalar()) {
-          choice.name = item["reverse"].Scalar();
-          choice.reverse = true;
-        } else {
-          languages.fail(code, "lists a dictionary that is neither a name nor {reverse: name}");
-        }
-        config.languages[code].push_back(std::move(choice));
-      }
+      config.languages[code].push_back(std::move(choice));
     }
   }
   languages.finish();
@@ -310,7 +301,7 @@ QueryTranslator::QueryTranslator(TranslationConfig config) : state_(std::make_un
   state_->config = std::move(config);
   if (!state_->config.glossary.empty()) {
     std::vector<std::string> languages;
-    for (const auto& [code, choices] : default_languages()) languages.push_back(code);
+    for (const auto& entry : default_languages()) languages.push_back(entry.first.Scalar());
     std::map<std::string, std::unique_ptr<Stemmer>, std::less<>> stemmers;  // one per language
     state_->glossary = Glossary::read(state_->config.glossary, languages, [&](std::string_view code, std::string_view text) {
       auto& stemmer = stemmers[std::string(code)];
