@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "code_reading.hpp"
+#include "restatement.hpp"
 #include "rag/error.hpp"
 #include "rag/language.hpp"
 
@@ -271,6 +272,7 @@ TEST(ExtractiveGenerator, AFieldsDocstringComesWithTheFieldAndSkippedTextShows) 
                                           "output.\"\"\"\n    seed: int = 0\n    \"\"\"The random seed.\"\"\"\n"
                                           "    logprobs: int = 0\n    \"\"\"Number of log probabilities to return.\"\"\"\n")});
   EXPECT_EQ(make()->generate(r),
+            "To get log probabilities and limit the tokens per output:\n\n"
             "In `1` [1]:\n```\nmax_tokens: int = 16\n```\n\nLimit of tokens generated per output. … "
             "`logprobs: int = 0` Number of log probabilities to return. [1]");
 }
@@ -423,13 +425,14 @@ TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {
 }
 
 TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall) {
-  // The answer's first paragraph after the note on English sources, if any.
+  // The answer's first paragraph after the note on English sources, if any (and without the
+  // question restated, which a default question's answer opens with).
   const auto lead = [](const std::string& question, const std::string& code, const std::string& language = "en",
                        const std::string& translated = "") {
     GenerationRequest r = ask(question, {source(1, "python", code)});
     r.language = language;
     r.query = translated;
-    std::string answer = make()->generate(r);
+    std::string answer = make("{restate: false}")->generate(r);
     if (language != "en") answer.erase(0, answer.find("\n\n") + 2);
     return answer.substr(0, answer.find("\n\n"));
   };
@@ -466,7 +469,7 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
       evidence.push_back(source(static_cast<int>(evidence.size() + 1), "python", code));
       evidence.back().section = section;
     }
-    const std::string answer = make()->generate(ask(question, evidence));
+    const std::string answer = make("{restate: false}")->generate(ask(question, evidence));
     return answer.substr(0, answer.find("\n\n"));
   };
   EXPECT_EQ(with_section("What is the default temperature in SamplingParams?",
@@ -482,6 +485,58 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
   // Later names are conditions: the first is what is asked about.
   EXPECT_THAT(lead("What is the default lora_int_id when lora_request is None?", "def f(lora_request: Optional[R] = None):\n    pass\n"),
               Not(HasSubstr("The default")));
+}
+
+TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
+  using extractive::restatement;
+  EXPECT_EQ(restatement("How do I enable prefix caching?"), "To enable prefix caching:");
+  EXPECT_EQ(restatement("How can you view Nsight Systems profiles in vLLM?"), "To view Nsight Systems profiles in vLLM:");
+  EXPECT_EQ(restatement("how to run vLLM on a CPU"), "To run vLLM on a CPU:");
+  EXPECT_EQ(restatement("What happens when the KV cache is full?"), "When the KV cache is full:");
+  EXPECT_EQ(restatement("What is the minimum version of bitsandbytes?"), "The minimum version of bitsandbytes:");
+  EXPECT_EQ(restatement("What's the default port?"), "The default port:");
+  EXPECT_EQ(restatement("What HTTP endpoint is used to load a LoRA adapter?"),
+            "The HTTP endpoint that is used to load a LoRA adapter:");
+  EXPECT_EQ(restatement("Which flag is typically required for tool calling?"),
+            "The flag that is typically required for tool calling:");
+  EXPECT_EQ(restatement("What command can be used to evaluate accuracy?"), "The command that can be used to evaluate accuracy:");
+  EXPECT_EQ(restatement("What method does the LLM class provide for embeddings?"),
+            "The method the LLM class provides for embeddings:");
+  EXPECT_EQ(restatement("What backends do the kernels support?"), "The backends the kernels support:");
+  EXPECT_EQ(restatement("How many bytes are allocated for the internal field?"),
+            "The number of bytes that are allocated for the internal field:");
+  EXPECT_EQ(restatement("How does vLLM handle sharding?"), "vLLM handles sharding:");
+  EXPECT_EQ(restatement("How is the output pointer calculated in the kernel?"),
+            "The output pointer is calculated in the kernel:");
+  EXPECT_EQ(restatement("Where can I find the parameters of the Helm chart?"), "The parameters of the Helm chart:");
+  // Shapes whose answer would not read as a sentence are left alone: the thing asked for is the
+  // object ("is vLLM served on", "should I set"), a concept ("What is a block?"), what a thing is
+  // for, a yes/no question, a message of several lines or questions.
+  for (const std::string_view question :
+       {"What port is vLLM served on?", "What parameter should I set?", "What is a block?", "What is PagedAttention?",
+        "What is the tensor_parallel_size parameter used for?", "What does the usage property return?",
+        "Does vLLM support LoRA?", "Why is the cache full?", "How do I", "How do I run it?\nAnd stop it?",
+        "How do I run it? And stop it?", "Where is the Scheduler implemented?"})
+    EXPECT_EQ(restatement(question), "") << question;
+}
+
+TEST(ExtractiveGenerator, AnEnglishAnswerOpensWithTheQuestionRestated) {
+  const auto answer = [](const std::string& question, const std::string& text, const std::string& yaml = "~",
+                         const std::string& language = "en") {
+    GenerationRequest r = ask(question, {source(1, "markdown", text)});
+    r.language = language;
+    return make(yaml)->generate(r);
+  };
+  EXPECT_EQ(answer("How do I enable prefix caching?", "Set `enable_apc=True` in the engine."),
+            "To enable prefix caching:\n\nSet `enable_apc=True` in the engine. [1]");
+  // Not when the first quote says every word of it, nor when asked not to.
+  EXPECT_EQ(answer("How do I enable prefix caching?", "To enable prefix caching, set `enable_prefix_caching=True`."),
+            "To enable prefix caching, set `enable_prefix_caching=True`. [1]");
+  EXPECT_EQ(answer("How do I enable prefix caching?", "Set `enable_apc=True` in the engine.", "{restate: false}"),
+            "Set `enable_apc=True` in the engine. [1]");
+  // A question in another language: its note on English sources opens the answer, not English.
+  EXPECT_THAT(answer("How do I enable prefix caching?", "Set `enable_apc=True` in the engine.", "~", "fr"),
+              Not(HasSubstr("To enable")));
 }
 
 TEST(ExtractiveGenerator, AWhereQuestionNamesThePlace) {

@@ -13,6 +13,7 @@
 #include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"
 #include "rag/utf8.hpp"
+#include "restatement.hpp"
 #include "units.hpp"
 
 namespace rag {
@@ -61,6 +62,17 @@ bool contains_any(std::string_view text, std::initializer_list<std::string_view>
 // A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
 bool names_command(std::string_view prose) {
   return prose.find('`') != std::string_view::npos || prose.find(" --") != std::string_view::npos;
+}
+
+// Whether `paragraph` holds every word of `line` but the few that only join words, as
+// `analyzer` reads them.
+bool says_all_of(const Analyzer& analyzer, std::string_view paragraph, std::string_view line) {
+  static const std::set<std::string> joining = {"to", "the", "a", "an", "that", "is", "are", "of", "in"};
+  std::set<std::string> said;
+  for (std::string& w : analyzer.analyze(paragraph)) said.insert(std::move(w));
+  for (const std::string& w : analyzer.analyze(line))
+    if (!joining.count(w) && !said.count(w)) return false;
+  return true;
 }
 
 // Whether "control" is the verb of the question ("What does X control?", "What controls X?"),
@@ -150,6 +162,7 @@ ExtractiveGenerator::ExtractiveGenerator(Options& options) : analyzer_(AnalyzerC
   max_chars_ = static_cast<std::size_t>(options.get_integer("max_chars", static_cast<long long>(max_chars_), 20, 100'000));
   max_units_ = static_cast<std::size_t>(options.get_integer("max_units", static_cast<long long>(max_units_), 1, 100));
   citations_ = options.get<bool>("citations", citations_);
+  restate_ = options.get<bool>("restate", restate_);
   options.finish();
 }
 
@@ -431,6 +444,13 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
     answer += cite(e.number);
   }
   for (const std::size_t s : sources) append_source(answer, request.evidence[s], units, by_source[s]);
+  // An English question turned into what the quotes answer for ("To enable X:"), unless the
+  // first paragraph already says every word of it. Translated questions are not: their English
+  // reading is a word list, and the note on English sources opens their answers.
+  if (restate_ && request.language == "en")
+    if (const std::string lead = restatement(request.question);
+        !lead.empty() && !says_all_of(analyzer_, answer.substr(0, answer.find("\n\n")), lead))
+      answer = lead + "\n\n" + answer;
   return answer;
 }
 

@@ -33,6 +33,8 @@ class ExtractiveGenerator final : public Generator {
   /// statements are passed over unless nothing else covers the question, and then cut at a word,
   /// or kept to whole lines), max_units (sentences or statements chosen, default 3, not counting
   /// what a unit ending in ':' brings along), citations (cite each source's part as [n], default
+  /// true), restate (open the answer to an English question with the question turned into what
+  /// the quotes answer for, "To enable prefix caching:", rag::extractive::restatement; default
   /// true).
   explicit ExtractiveGenerator(Options& options);
 
@@ -98,6 +100,7 @@ class ExtractiveGenerator final : public Generator {
   std::size_t max_chars_ = 300;
   std::size_t max_units_ = 3;
   bool citations_ = true;
+  bool restate_ = true;
   Analyzer analyzer_;
 };
 

@@ -1,0 +1,17 @@
+#pragma once
+// The line an extractive answer opens with: the question turned into the subject the quotes
+// answer for, as a person writing the answer would start ("How do I enable prefix caching?" ->
+// "To enable prefix caching:"; "What flag is required to enable tool calling?" -> "The flag that
+// is required to enable tool calling:"). It states nothing the question does not: the facts are
+// in the cited quotes that follow.
+#include <string>
+#include <string_view>
+
+namespace rag::extractive {
+
+/// The opening line for an English question, ending in ':'; empty when the question has none of
+/// the shapes read here (how do I / how to, what happens when, what is the X, what/which N is
+/// done / can be done / does S do, how many N are done / does S do).
+std::string restatement(std::string_view question);
+
+}  // namespace rag::extractive
