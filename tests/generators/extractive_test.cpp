@@ -509,6 +509,12 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   EXPECT_EQ(restatement("How is the output pointer calculated in the kernel?"),
             "The output pointer is calculated in the kernel:");
   EXPECT_EQ(restatement("Where can I find the parameters of the Helm chart?"), "The parameters of the Helm chart:");
+  EXPECT_EQ(restatement("Which models support the process_vision_info function?"),
+            "The models that support the process_vision_info function:");
+  EXPECT_EQ(restatement("What command starts the server?"), "The command that starts the server:");
+  EXPECT_EQ(restatement("What memory reduction can FP8 quantization achieve?"),
+            "The memory reduction FP8 quantization can achieve:");
+  EXPECT_EQ(restatement("What should you do when a build fails?"), "When a build fails:");
   // Shapes whose answer would not read as a sentence are left alone: the thing asked for is the
   // object ("is vLLM served on", "should I set"), a concept ("What is a block?"), what a thing is
   // for, a yes/no question, a message of several lines or questions.
@@ -516,7 +522,8 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
        {"What port is vLLM served on?", "What parameter should I set?", "What is a block?", "What is PagedAttention?",
         "What is the tensor_parallel_size parameter used for?", "What does the usage property return?",
         "Does vLLM support LoRA?", "Why is the cache full?", "How do I", "How do I run it?\nAnd stop it?",
-        "How do I run it? And stop it?", "Where is the Scheduler implemented?"})
+        "How do I run it? And stop it?", "Where is the Scheduler implemented?", "What determines the batch size?",
+        "What reduction does AWQ achieve and what are its benefits?"})
     EXPECT_EQ(restatement(question), "") << question;
 }
 

@@ -53,8 +53,18 @@ bool is_verb(const std::string& w) {
       "compute", "calculate", "give",   "output",  "send",    "read",     "perform", "track",    "allow",
       "register", "list",    "assign",  "compile", "build",   "install",  "serve",   "follow",   "measure",
       "emit",    "log",      "print",   "report",  "choose",  "select",   "pick",    "prefer",   "mean",
-      "control", "override", "replace", "wrap",    "extend",  "initialize", "validate", "convert", "map"};
+      "control", "override", "replace", "wrap",    "extend",  "initialize", "validate", "convert", "map",
+      "start",   "stop",     "launch",  "cause",   "determine", "decide", "trigger", "affect",   "achieve",
+      "meet",    "reduce",   "improve", "increase", "limit",  "exist",    "happen",  "occur",    "work"};
   return verbs.count(w) > 0;
+}
+
+// A verb read here as written in a question: "support" or "supports", "applies", "pushes".
+bool is_verb_form(const std::string& w) {
+  if (is_verb(w)) return true;
+  if (w.size() < 4 || !w.ends_with('s')) return false;
+  return is_verb(w.substr(0, w.size() - 1)) || (w.ends_with("es") && is_verb(w.substr(0, w.size() - 2))) ||
+         (w.ends_with("ies") && is_verb(w.substr(0, w.size() - 3) + "y"));
 }
 
 // "provide" as "provides": what "does S provide" becomes in "S provides".
@@ -101,8 +111,12 @@ std::string subject_lead(const std::string& head, const std::vector<std::string_
     return head + " that " + joined(w, aux, n) + ":";
   }
   if (is_modal(a)) {
-    if (lw[aux + 1] != "be") return {};
-    return head + " that " + joined(w, aux, n) + ":";
+    if (lw[aux + 1] == "be") return head + " that " + joined(w, aux, n) + ":";
+    // "What memory reduction can FP8 quantization achieve": "... FP8 quantization can achieve".
+    if (is_person(lw[aux + 1])) return {};
+    for (std::size_t v = aux + 2; v < n && v <= aux + kMaxSubjectWords; ++v)
+      if (is_verb(lw[v])) return head + " " + joined(w, aux + 1, v) + " " + lw[aux] + " " + joined(w, v, n) + ":";
+    return {};
   }
   if (a == "does" || a == "do") {
     for (std::size_t v = aux + 2; v < n && v <= aux + 1 + kMaxSubjectWords; ++v)
@@ -137,6 +151,8 @@ std::string restatement(std::string_view question) {
                                question.back() == '\r'))
     question.remove_suffix(1);
   if (question.find('?') != std::string_view::npos) return {};  // several questions
+  for (const std::string_view second : {" and what ", " and how ", " and why ", " and when ", " and where ", " and which "})
+    if (question.find(second) != std::string_view::npos) return {};  // two questions in one
   std::vector<std::string_view> w;
   for (std::size_t at = 0; at < question.size();) {
     const std::size_t begin = question.find_first_not_of(" \t", at);
@@ -177,6 +193,10 @@ std::string restatement(std::string_view question) {
   if (lw[1] == "happens" && (lw[2] == "when" || lw[2] == "if" || lw[2] == "after" || lw[2] == "before" ||
                              lw[2] == "during" || lw[2] == "while"))
     return capitalised(joined(w, 2, n)) + ":";
+  // "What should I do when X": "When X:".
+  if (lw[1] == "should" && is_person(lw[2]) && n > 5 && lw[3] == "do" &&
+      (lw[4] == "when" || lw[4] == "if" || lw[4] == "after" || lw[4] == "before"))
+    return capitalised(joined(w, 4, n)) + ":";
   // "What is the X" / "What's the X": "The X:". ("What is a X" asks what a thing is: no lead.)
   // ("What is the X used for" asks what X is for: no lead either.)
   const bool used_for = question.find(" used for") != std::string_view::npos;
@@ -185,10 +205,15 @@ std::string restatement(std::string_view question) {
   if (lw[0] == "what's" || lw[1] == "happens" || lw[1] == "is" || lw[1] == "are" || lw[1] == "of" || lw[1] == "the" ||
       lw[1] == "does" || lw[1] == "do" || lw[1] == "did" || lw[1] == "was" || lw[1] == "were" || is_modal(lw[1]))
     return {};
+  // "What determines X" asks for the subject itself: no lead.
+  if (is_verb_form(lw[1])) return {};
   // "What HTTP endpoint is used to X": "The HTTP endpoint that is used to X:".
   for (std::size_t aux = 2; aux < n && aux <= 1 + kMaxNounWords; ++aux)
     if (lw[aux] == "is" || lw[aux] == "are" || lw[aux] == "does" || lw[aux] == "do" || is_modal(lw[aux]))
       return subject_lead("The " + joined(w, 1, aux), w, lw, aux);
+  // "Which models support X" / "What command starts X": "The models that support X:".
+  for (std::size_t v = 2; v + 1 < n && v <= 1 + kMaxNounWords; ++v)
+    if (is_verb_form(lw[v])) return "The " + joined(w, 1, v) + " that " + joined(w, v, n) + ":";
   return {};
 }
 
