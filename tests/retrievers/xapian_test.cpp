@@ -220,7 +220,8 @@ TEST(XapianRetriever, ARemoteServingOtherDatabasesIsRefused) {
   const Built a(maker("{shards: 2}"), all), b(maker("{shards: 2}"), all);
   testing::TempDir dir;
   const auto files = stubs(b, 1, 2, dir.path());  // b's databases: other uuids than a's
-  const auto remote = maker("{shards: 2, remote: ['prog:xapian-progsrv " + files[0] + "', 'prog:xapian-progsrv " + files[1] + "']}")();
+  const auto remote = maker("{shards: 2, remote: ['prog:xapian-progsrv " + files[0] + "', 'prog:xapian-progsrv " + files[1] +
+                            "'], timeout: 30000}")();
   try {
     remote->open(a.segments());
     FAIL() << "opened";
@@ -236,13 +237,13 @@ TEST(XapianRetriever, AShardThatFailsIsAnErrorOrLeftOutWithPartialResults) {
   const auto files = stubs(local, 1, 2, dir.path());
   const std::string remotes = "['prog:xapian-progsrv " + files[0] + "', 'prog:/nonexistent/xapian-progsrv']";
   try {
-    maker("{shards: 2, remote: " + remotes + "}")()->open(local.segments());
+    maker("{shards: 2, timeout: 30000, remote: " + remotes + "}")()->open(local.segments());
     FAIL() << "opened";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("xapian shard 1 of 2 (prog:/nonexistent/xapian-progsrv)"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("partial_results: true"), std::string::npos) << e.what();
   }
-  const auto partial = maker("{shards: 2, partial_results: true, remote: " + remotes + "}")();
+  const auto partial = maker("{shards: 2, partial_results: true, timeout: 30000, remote: " + remotes + "}")();
   partial->open(local.segments());
   const auto hits = partial->search("kernel cache", 100);
   ASSERT_FALSE(hits.empty());
