@@ -128,8 +128,8 @@ TEST(ScaleOut, RemoteShardsRankAsTheIndexOwnAndSurviveFailures) {
   }
   // Search options only: both share the local pipeline's index (rag index finds it up to date).
   write(dir / "remote.yaml", pipeline(index, "{shards: 3}", "{remote: [" + remotes + "], timeout: 400, connect_timeout: 400}"));
-  // A program shard starts a xapian-progsrv per search: on a loaded machine (CI runs two tests at
-  // once, under sanitizers) that took more than the 2 s default once; this test is not about time.
+  // A program shard starts a xapian-progsrv per search; on a loaded machine that may take more
+  // than the 2 s default, and this test is not about time.
   write(dir / "prog.yaml", pipeline(index, "{shards: 3}", "{remote: [" + programs + "], timeout: 30000}"));
   const Outcome up_to_date = run_rag(dir.path(), "index --pipeline remote.yaml");
   ASSERT_EQ(up_to_date.status, 0) << up_to_date.err;
@@ -144,7 +144,13 @@ TEST(ScaleOut, RemoteShardsRankAsTheIndexOwnAndSurviveFailures) {
     EXPECT_FALSE(local.empty());
     EXPECT_EQ(results(search("one.yaml", q)), local);
     EXPECT_EQ(results(search("remote.yaml", q)), local);
+#ifndef __SANITIZE_ADDRESS__
+    // Not under AddressSanitizer (as in xapian_test): the shards are opened by parallel threads,
+    // Xapian 1.4's ProgClient allocates between fork() and exec(), and GCC 12's AddressSanitizer
+    // allocator is not safe across fork() as glibc's malloc is, so a child can stay locked
+    // forever (seen once in CI: a forked `rag` spinning in the sanitizer's allocator lock).
     EXPECT_EQ(results(search("prog.yaml", q)), local);
+#endif
   }
 
   // A shard killed: an error naming it, or with partial_results the others' results and a warning.
