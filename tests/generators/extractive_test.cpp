@@ -492,6 +492,7 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   EXPECT_EQ(restatement("How do I enable prefix caching?"), "To enable prefix caching:");
   EXPECT_EQ(restatement("How can you view Nsight Systems profiles in vLLM?"), "To view Nsight Systems profiles in vLLM:");
   EXPECT_EQ(restatement("how to run vLLM on a CPU"), "To run vLLM on a CPU:");
+  EXPECT_EQ(restatement("How do I install vLLM.  "), "To install vLLM:");
   EXPECT_EQ(restatement("What happens when the KV cache is full?"), "When the KV cache is full:");
   EXPECT_EQ(restatement("What is the minimum version of bitsandbytes?"), "The minimum version of bitsandbytes:");
   EXPECT_EQ(restatement("What's the default port?"), "The default port:");

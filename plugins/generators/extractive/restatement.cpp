@@ -147,8 +147,7 @@ std::string verb_lead(const std::vector<std::string_view>& w, const std::vector<
 
 std::string restatement(std::string_view question) {
   if (question.find('\n') != std::string_view::npos) return {};
-  while (!question.empty() && (question.back() == '?' || question.back() == ' ' || question.back() == '\t' ||
-                               question.back() == '\r'))
+  while (!question.empty() && std::string_view("?.! \t\r").find(question.back()) != std::string_view::npos)
     question.remove_suffix(1);
   if (question.find('?') != std::string_view::npos) return {};  // several questions
   for (const std::string_view second : {" and what ", " and how ", " and why ", " and when ", " and where ", " and which "})
