@@ -157,11 +157,15 @@ TEST_F(BadInput, SymlinkLoopIsNotFollowed) {
   EXPECT_THAT(r.err, Not(HasSubstr("loop")));
 }
 
-// A link to a file is the file, under the link's name; a link to a folder is not followed; a
-// link that leads to no file (dangling, or a loop) and a pipe are passed over with a note; a
-// folder that cannot be read is left out.
+// A link to a file is the file, under the link's name, unless the file is in the corpus under its
+// own name (then the link is passed over with a note: the same text twice would take two places
+// of every result list); a link to a folder is not followed; a link that leads to no file
+// (dangling, or a loop) and a pipe are passed over with a note; a folder that cannot be read is
+// left out.
 TEST_F(BadInput, LinksAndUnreadableFolders) {
   fs::create_symlink("notes.txt", dir_ / "repo/linked.txt");
+  dir_.write("outside.txt", "The espresso grinder hums before dawn.\n");
+  fs::create_symlink("../outside.txt", dir_ / "repo/outside_link.txt");
   fs::create_directory_symlink("pkg", dir_ / "repo/pkg_link");
   fs::create_symlink("gone.md", dir_ / "repo/dangling.md");
   fs::create_symlink("loop_b", dir_ / "repo/loop_a");
@@ -175,6 +179,7 @@ TEST_F(BadInput, LinksAndUnreadableFolders) {
   fs::permissions(dir_ / "repo/closed", fs::perms::all);  // so that the folder can be removed
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("indexed 4 files"));
+  EXPECT_THAT(r.err, HasSubstr("note: linked.txt: skipped, a symbolic link to notes.txt, indexed under its own name"));
   EXPECT_THAT(r.err, Not(HasSubstr("pkg_link")));
   EXPECT_THAT(r.err, HasSubstr("note: dangling.md: skipped, a symbolic link that leads to no file (No such file or directory)"));
   EXPECT_THAT(r.err, HasSubstr("note: loop_a: skipped, a symbolic link that leads to no file (Too many levels of symbolic links)"));
@@ -189,7 +194,8 @@ TEST_F(BadInput, LinksAndUnreadableFolders) {
   EXPECT_THAT(again.err, HasSubstr(counted));
   // A folder that cannot be read is part of the corpus left out: said (unless excluded whole).
   EXPECT_THAT(r.err, HasSubstr("note: skipped a folder: closed (Permission denied)"));
-  EXPECT_THAT(rag("search 'scheduler batches prefill requests' --k 10 --pipeline pipeline.yaml").out, HasSubstr("repo/linked.txt"));
+  EXPECT_THAT(rag("search 'scheduler batches prefill requests' --k 10 --pipeline pipeline.yaml").out, Not(HasSubstr("repo/linked.txt")));
+  EXPECT_THAT(rag("search 'espresso grinder' --k 10 --pipeline pipeline.yaml").out, HasSubstr("repo/outside_link.txt"));
 }
 
 TEST_F(BadInput, HugeFileIsPassedOverWithANote) {

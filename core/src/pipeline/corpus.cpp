@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <map>
 #include <memory>
 
 #include "rag/checksum.hpp"
@@ -24,14 +25,31 @@ namespace {
 
 using Folder = std::unique_ptr<DIR, int (*)(DIR*)>;
 
-// Lists the folder open as `fd` and the folders below it into `listing`; `prefix` is its path below
-// the corpus folder `root` ("" or ending in '/'; `root` ends in '/'). Names are looked up and stat'ed
-// relative to their folder's descriptor: a path from the root would make the kernel walk every
-// component again for each of the thousands of files, the larger part of a no-op `rag index`.
-// Symbolic links to folders are not followed (so link loops are harmless); links to files are
-// taken as the files.
-void list_folder(int fd, const std::string& prefix, const std::string& root, const Pipeline& pipeline,
-                 const std::string& index_folder, CorpusListing& listing) {
+// A walk of the corpus folder `root` (ending in '/') into `listing`, with `index_folder` (the index's
+// path below the root, "" when it is elsewhere) left out.
+struct Walk {
+  const std::string& root;
+  const Pipeline& pipeline;
+  const std::string& index_folder;
+  CorpusListing& listing;
+  /// For each of listing.files, in the same order: the file it is (device and inode) and whether
+  /// it was reached through a symbolic link.
+  struct Identity {
+    dev_t device;
+    ino_t inode;
+    bool link;
+  };
+  std::vector<Identity> identities;
+};
+
+// Lists the folder open as `fd` and the folders below it; `prefix` is its path below the corpus
+// folder ("" or ending in '/'). Names are looked up and stat'ed relative to their folder's
+// descriptor: a path from the root would make the kernel walk every component again for each of
+// the thousands of files, the larger part of a no-op `rag index`. Symbolic links to folders are
+// not followed (so link loops are harmless); links to files are taken as the files.
+void list_folder(int fd, const std::string& prefix, Walk& walk) {
+  const Pipeline& pipeline = walk.pipeline;
+  CorpusListing& listing = walk.listing;
   const Folder folder(::fdopendir(fd), ::closedir);
   if (!folder) {
     ::close(fd);
@@ -51,6 +69,7 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
     unsigned char type = entry->d_type;
     struct stat status {};
     const bool stated = type == DT_UNKNOWN || type == DT_LNK;  // some file systems give no type
+    bool via_link = false;
     if (stated) {
       bool link = type == DT_LNK;
       int failed = ::fstatat(fd, entry->d_name, &status, link ? 0 : AT_SYMLINK_NOFOLLOW);
@@ -67,13 +86,14 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
                                   std::error_code(error, std::generic_category()).message() + ")");
         continue;
       }
+      via_link = link;
       type = S_ISREG(status.st_mode) ? DT_REG : S_ISDIR(status.st_mode) && !link ? DT_DIR : DT_UNKNOWN;
     }
     if (type == DT_DIR) {
       // The index inside the corpus would index itself; a folder excluded whole (.git) is not read.
-      if (relative == index_folder || excludes_folder(pipeline.exclude, relative)) continue;
+      if (relative == walk.index_folder || excludes_folder(pipeline.exclude, relative)) continue;
       const int child = ::openat(fd, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (child >= 0) list_folder(child, relative + "/", root, pipeline, index_folder, listing);
+      if (child >= 0) list_folder(child, relative + "/", walk);
       else  // part of the corpus that cannot be read is not indexed
         listing.notes.push_back("skipped a folder: " + relative + " (" + std::error_code(errno, std::generic_category()).message() + ")");
       continue;
@@ -95,11 +115,31 @@ void list_folder(int fd, const std::string& prefix, const std::string& root, con
       continue;
     }
     file.changed = file_time(status.st_ctim.tv_sec, status.st_ctim.tv_nsec);
-    file.path = root + relative;  // not a std::filesystem::path: that splits and stores every component
+    file.path = walk.root + relative;  // not a std::filesystem::path: that splits and stores every component
     file.name = pipeline.corpus_root + "/" + relative;
     file.relative_path = std::move(relative);
     listing.files.push_back(std::move(file));
+    walk.identities.push_back({status.st_dev, status.st_ino, via_link});
   }
+}
+
+// Leaves out the files reached through a symbolic link to a file the walk also found under its
+// own name: the same text twice would take two places of every result list.
+void drop_linked_copies(Walk& walk) {
+  std::vector<CorpusEntry>& files = walk.listing.files;
+  std::map<std::pair<dev_t, ino_t>, std::string> own;  // the files found under their own name
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (const Walk::Identity& id = walk.identities[i]; !id.link) own.emplace(std::pair(id.device, id.inode), files[i].relative_path);
+  std::vector<CorpusEntry> kept;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const Walk::Identity& id = walk.identities[i];
+    if (const auto target = own.find({id.device, id.inode}); id.link && target != own.end())
+      walk.listing.notes.push_back(files[i].relative_path + ": skipped, a symbolic link to " + target->second +
+                                   ", indexed under its own name");
+    else
+      kept.push_back(std::move(files[i]));
+  }
+  files = std::move(kept);
 }
 
 }  // namespace
@@ -123,7 +163,10 @@ CorpusListing list_corpus(const Pipeline& pipeline) {
   std::string index_folder = inside.empty() || *inside.begin() == ".." ? "" : inside.generic_string();
   while (index_folder.ends_with('/')) index_folder.pop_back();
   CorpusListing listing;
-  list_folder(fd, "", (root / "").native(), pipeline, index_folder, listing);
+  const std::string root_folder = (root / "").native();
+  Walk walk{root_folder, pipeline, index_folder, listing, {}};
+  list_folder(fd, "", walk);
+  drop_linked_copies(walk);
   std::sort(listing.files.begin(), listing.files.end(),
             [](const auto& a, const auto& b) { return a.relative_path < b.relative_path; });
   Digest digest;
