@@ -506,10 +506,21 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   EXPECT_EQ(restatement("What backends do the kernels support?"), "The backends the kernels support:");
   EXPECT_EQ(restatement("How many bytes are allocated for the internal field?"),
             "The number of bytes that are allocated for the internal field:");
-  EXPECT_EQ(restatement("How does vLLM handle sharding?"), "vLLM handles sharding:");
+  EXPECT_EQ(restatement("How does vLLM handle sharding?"), "How vLLM handles sharding:");
+  EXPECT_EQ(restatement("How does the log level affect speed?"), "How the log level affects speed:");
+  EXPECT_EQ(restatement("How does it work?"), "How it works:");
   EXPECT_EQ(restatement("How is the output pointer calculated in the kernel?"),
-            "The output pointer is calculated in the kernel:");
-  EXPECT_EQ(restatement("Where can I find the parameters of the Helm chart?"), "The parameters of the Helm chart:");
+            "How the output pointer is calculated in the kernel:");
+  EXPECT_EQ(restatement("How is the seed used?"), "How the seed is used:");
+  EXPECT_EQ(restatement("How many of the GPUs are used?"), "The number of the GPUs that are used:");
+  EXPECT_EQ(restatement("Which memory limits apply to the cache?"), "The memory limits that apply to the cache:");
+  EXPECT_EQ(restatement("What is the default port the server listens on?"), "The default port the server listens on:");
+  EXPECT_EQ(restatement("how does vllm use cuda graphs"), "How vllm uses cuda graphs:");
+  EXPECT_EQ(restatement("what happens when the cache is full"), "when the cache is full:");
+  EXPECT_EQ(restatement("Where can I find the parameters of the Helm chart?"), "Where to find the parameters of the Helm chart:");
+  EXPECT_EQ(restatement("Which flag do I need to set for LoRA?"), "The flag I need to set for LoRA:");
+  EXPECT_EQ(restatement("What parameter should I set?"), "The parameter I should set:");
+  EXPECT_EQ(restatement("What GPUs have support for FP8?"), "The GPUs that have support for FP8:");
   EXPECT_EQ(restatement("Which models support the process_vision_info function?"),
             "The models that support the process_vision_info function:");
   EXPECT_EQ(restatement("What command starts the server?"), "The command that starts the server:");
@@ -517,14 +528,24 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
             "The memory reduction FP8 quantization can achieve:");
   EXPECT_EQ(restatement("What should you do when a build fails?"), "When a build fails:");
   // Shapes whose answer would not read as a sentence are left alone: the thing asked for is the
-  // object ("is vLLM served on", "should I set"), a concept ("What is a block?"), what a thing is
+  // object of a passive ("is vLLM served on"), a concept ("What is a block?"), what a thing is
   // for, a yes/no question, a message of several lines or questions.
   for (const std::string_view question :
-       {"What port is vLLM served on?", "What parameter should I set?", "What is a block?", "What is PagedAttention?",
+       {"What port is vLLM served on?", "What is a block?", "What is PagedAttention?",
         "What is the tensor_parallel_size parameter used for?", "What does the usage property return?",
         "Does vLLM support LoRA?", "Why is the cache full?", "How do I", "How do I run it?\nAnd stop it?",
         "How do I run it? And stop it?", "Where is the Scheduler implemented?", "What determines the batch size?",
-        "What reduction does AWQ achieve and what are its benefits?"})
+        "What reduction does AWQ achieve and what are its benefits?",
+        // Words after "what" that are not what is asked for; a hanging preposition; a turn the
+        // rules do not read (negation, "did", "have"); two questions joined by "and"/"or"/";".
+        "What else can be configured?", "What exactly is required to run on TPU?", "What if I set max_num_seqs to 1?",
+        "What is the seed parameter for?", "What is the timeout set to?", "What is the scheduler doing when idle?",
+        "Which GPUs don't support FP8?", "Which version did they add LoRA in?", "What features does V1 not support?",
+        "What value should max_num_seqs be set to?", "What is the timeout set to in the config?", "How do they compare?",
+        "How could I have avoided the OOM?", "How are you supposed to set the chat template?",
+        "How is vLLM's throughput compared to TGI?", "Where can I find out whether my GPU is supported?",
+        "Where can I get the model weights from?", "What is the default dtype, and can I change it?",
+        "How do I enable prefix caching; does it work with LoRA?", "What is the max length or is it computed?"})
     EXPECT_EQ(restatement(question), "") << question;
 }
 

@@ -13,6 +13,11 @@ constexpr std::size_t kMaxWords = 30;
 constexpr std::size_t kMaxNounWords = 4;
 // At most this many words stand between "does" and its verb ("does vLLM's LLM class provide").
 constexpr std::size_t kMaxSubjectWords = 4;
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+using Words = std::vector<std::string>;
+
+bool one_of(const std::string& w, const std::set<std::string>& words) { return words.count(w) > 0; }
 
 std::string lower(std::string_view word) {
   std::string s(word);
@@ -21,41 +26,58 @@ std::string lower(std::string_view word) {
   return s;
 }
 
-bool is_person(const std::string& w) {
-  static const std::set<std::string> people = {"i", "you", "we", "one", "they", "users", "developers", "people"};
-  return people.count(w) > 0;
+// The person asking, as a question names them ("how do I", "how can users").
+bool is_person(const std::string& w) { return one_of(w, {"i", "you", "we", "one", "users", "developers", "people"}); }
+
+bool is_modal(const std::string& w) { return one_of(w, {"can", "could", "should", "would", "must", "will", "may", "might"}); }
+
+bool is_auxiliary(const std::string& w) { return w == "is" || w == "are" || w == "does" || w == "do" || is_modal(w); }
+
+// Words after which a question's sentence turns in a way read nowhere here ("Which GPUs don't
+// support FP8", "Which version did they add it in", "What GPUs have support for").
+bool turns(const std::string& w) {
+  return w == "not" || w.ends_with("n't") || one_of(w, {"did", "was", "were", "had", "has", "have"});
 }
 
-bool is_modal(const std::string& w) {
-  static const std::set<std::string> modals = {"can", "could", "should", "would", "must", "will", "may", "might"};
-  return modals.count(w) > 0;
+bool is_determiner(const std::string& w) {
+  return one_of(w, {"the", "a", "an", "this", "that", "these", "those", "its", "their", "my", "your", "our", "each",
+                    "every", "any", "some"});
+}
+
+bool is_preposition(const std::string& w) {
+  return one_of(w, {"for", "like", "with", "to", "on", "from", "of", "about", "in", "at", "by", "into", "onto", "over",
+                    "under", "after", "before"});
 }
 
 // A word that, after "is" or "are", says what is done to the thing asked for ("used",
-// "required", "written"), so that the thing is the sentence's subject.
-bool is_done(const std::string& w) {
-  static const std::set<std::string> words = {
+// "required", "written"), so that the thing is the sentence's subject; not one right after a
+// determiner ("the paged attention kernel").
+bool is_done(const Words& lw, std::size_t i) {
+  static const std::set<std::string> done = {
       "mandatory", "necessary", "available", "responsible", "possible", "optional", "compatible", "important",
-      "suitable",  "best",      "default",   "preferred",   "needed",   "built",    "run",        "made",
-      "done",      "given",     "written",   "shown",       "set",      "put",      "kept",       "sent",
-      "found",     "held",      "known",     "seen",        "taken",    "chosen",   "hidden",     "split",
-      "read",      "bound",     "thrown",    "drawn",       "spent",    "left",     "meant",      "led"};
-  return (w.size() > 3 && w.ends_with("ed")) || words.count(w) > 0;
+      "suitable",  "best",      "default",   "preferred",   "built",    "run",      "made",       "done",
+      "given",     "written",   "shown",     "set",         "put",      "kept",     "sent",       "found",
+      "held",      "known",     "seen",      "taken",       "chosen",   "hidden",   "split",      "read",
+      "bound",     "thrown",    "drawn",     "spent",       "left",     "meant",    "led"};
+  static const std::set<std::string> not_done = {"seed", "speed", "need", "feed", "embed", "bed", "red", "shed"};
+  const std::string& w = lw[i];
+  if (i > 0 && is_determiner(lw[i - 1])) return false;
+  return ((w.size() > 3 && w.ends_with("ed")) || done.count(w) > 0) && !not_done.count(w);
 }
 
-// Verbs a "what N does S do" question is asked with, read so that the answer can say "S does".
+// Verbs questions are asked with, read so that the answer can say "S does".
 bool is_verb(const std::string& w) {
   static const std::set<std::string> verbs = {
-      "use",     "support",  "provide", "return",  "require", "need",     "set",     "expose",   "accept",
-      "take",    "recommend", "have",   "implement", "handle", "offer",   "create",  "include",  "contain",
-      "define",  "specify",  "raise",   "call",    "store",   "apply",    "add",     "check",    "expect",
-      "produce", "generate", "load",    "skip",    "show",    "enable",   "inherit", "pass",     "run",
-      "compute", "calculate", "give",   "output",  "send",    "read",     "perform", "track",    "allow",
-      "register", "list",    "assign",  "compile", "build",   "install",  "serve",   "follow",   "measure",
-      "emit",    "log",      "print",   "report",  "choose",  "select",   "pick",    "prefer",   "mean",
-      "control", "override", "replace", "wrap",    "extend",  "initialize", "validate", "convert", "map",
-      "start",   "stop",     "launch",  "cause",   "determine", "decide", "trigger", "affect",   "achieve",
-      "meet",    "reduce",   "improve", "increase", "limit",  "exist",    "happen",  "occur",    "work"};
+      "use",      "support",   "provide",    "return",   "require",   "need",      "set",     "expose",  "accept",
+      "take",     "recommend", "have",       "implement", "handle",   "offer",     "create",  "include", "contain",
+      "define",   "specify",   "raise",      "call",     "store",     "apply",     "add",     "check",   "expect",
+      "produce",  "generate",  "load",       "skip",     "show",      "enable",    "inherit", "pass",    "run",
+      "compute",  "calculate", "give",       "output",   "send",      "read",      "perform", "track",   "allow",
+      "register", "list",      "assign",     "compile",  "build",     "install",   "serve",   "follow",  "measure",
+      "emit",     "log",       "print",      "report",   "choose",    "select",    "pick",    "prefer",  "mean",
+      "control",  "override",  "replace",    "wrap",     "extend",    "initialize", "validate", "convert", "map",
+      "start",    "stop",      "launch",     "cause",    "determine", "decide",    "trigger", "affect",  "achieve",
+      "meet",     "reduce",    "improve",    "increase", "limit",     "exist",     "happen",  "occur",   "work"};
   return verbs.count(w) > 0;
 }
 
@@ -65,6 +87,21 @@ bool is_verb_form(const std::string& w) {
   if (w.size() < 4 || !w.ends_with('s')) return false;
   return is_verb(w.substr(0, w.size() - 1)) || (w.ends_with("es") && is_verb(w.substr(0, w.size() - 2))) ||
          (w.ends_with("ies") && is_verb(w.substr(0, w.size() - 3) + "y"));
+}
+
+// The verb among lw[from..to] (base form only with `base`): not a word right after a determiner
+// ("the run command"), and of two in a row the second ("memory limits apply"), unless the first
+// is "have"; kNone when there is none or the sentence turns first (a negation, "did").
+std::size_t find_verb(const Words& lw, std::size_t from, std::size_t to, bool base) {
+  for (std::size_t v = from; v <= to && v < lw.size(); ++v) {
+    if (turns(lw[v]) && lw[v] != "have") return kNone;
+    if (!(base ? is_verb(lw[v]) : is_verb_form(lw[v])) || is_determiner(lw[v - 1])) continue;
+    if (v + 1 < lw.size() && v < to && lw[v] != "have" && lw[v] != "has" &&
+        (base ? is_verb(lw[v + 1]) : is_verb_form(lw[v + 1])))
+      continue;
+    return v;
+  }
+  return kNone;
 }
 
 // "provide" as "provides": what "does S provide" becomes in "S provides".
@@ -87,132 +124,186 @@ std::string joined(const std::vector<std::string_view>& words, std::size_t from,
   return s;
 }
 
-// "when" as "When"; a name stays as written ("vLLM", "tensor_parallel_size").
-std::string capitalised(std::string s) {
-  const std::size_t word_end = std::min(s.find(' '), s.size());
-  const bool plain = std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(word_end),
-                                 [](char c) { return c >= 'a' && c <= 'z'; });
-  if (plain && word_end > 0) s[0] = static_cast<char>(s[0] - 'a' + 'A');
-  return s;
-}
+// A question read for its lead: its words as typed and in lower case.
+struct Question {
+  std::vector<std::string_view> w;
+  Words lw;
+  bool typed_in_lower_case = false;  ///< no capital anywhere: the lead keeps the user's case
+
+  std::size_t size() const { return w.size(); }
+  std::string from(std::size_t begin, std::size_t end = kNone) const { return joined(w, begin, std::min(end, w.size())); }
+  // "when X" as "When X"; a name stays as written ("vLLM", "tensor_parallel_size").
+  std::string capitalised(std::size_t begin) const {
+    std::string s = from(begin);
+    const std::size_t word_end = std::min(s.find(' '), s.size());
+    const bool plain = std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(word_end),
+                                   [](char c) { return c >= 'a' && c <= 'z'; });
+    if (plain && word_end > 0 && !typed_in_lower_case) s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    return s;
+  }
+  // Whether the question ends with a preposition its lead would leave hanging ("What is the seed
+  // parameter for", "What is the timeout set to"); "the port the server listens on" reads well.
+  bool ends_hanging() const {
+    const std::string& last = lw.back();
+    if (last == "for" || last == "like") return true;
+    return is_preposition(last) && lw.size() > 1 &&
+           (is_done(lw, lw.size() - 2) || lw[lw.size() - 2].ends_with("ing"));
+  }
+};
 
 // The rest of a "what N AUX ..." question, from the auxiliary at `aux`, with `head` naming the
 // thing asked for ("The HTTP endpoint", "The number of bytes"); empty when the thing is not the
 // subject ("What port is vLLM served on?") or the verb is not one read here.
-std::string subject_lead(const std::string& head, const std::vector<std::string_view>& w,
-                         const std::vector<std::string>& lw, std::size_t aux) {
-  const std::size_t n = w.size();
+std::string subject_lead(const std::string& head, const Question& q, std::size_t aux) {
+  const std::size_t n = q.size();
+  const Words& lw = q.lw;
   if (aux + 1 >= n) return {};
   const std::string& a = lw[aux];
   if (a == "is" || a == "are") {
     std::size_t next = aux + 1;
     if (lw[next].ends_with("ly") && next + 1 < n) ++next;  // "is typically used"
-    if (!is_done(lw[next])) return {};
-    return head + " that " + joined(w, aux, n) + ":";
+    if (!is_done(lw, next)) return {};
+    return head + " that " + q.from(aux) + ":";
   }
   if (is_modal(a)) {
-    if (lw[aux + 1] == "be") return head + " that " + joined(w, aux, n) + ":";
+    if (lw[aux + 1] == "be") return head + " that " + q.from(aux) + ":";
     // "What memory reduction can FP8 quantization achieve": "... FP8 quantization can achieve".
-    if (is_person(lw[aux + 1])) return {};
-    for (std::size_t v = aux + 2; v < n && v <= aux + kMaxSubjectWords; ++v)
-      if (is_verb(lw[v])) return head + " " + joined(w, aux + 1, v) + " " + lw[aux] + " " + joined(w, v, n) + ":";
+    const std::size_t v = find_verb(lw, aux + 2, aux + kMaxSubjectWords, true);
+    if (v == kNone || std::find(lw.begin() + static_cast<std::ptrdiff_t>(aux), lw.begin() + static_cast<std::ptrdiff_t>(v), "be") !=
+                          lw.begin() + static_cast<std::ptrdiff_t>(v))
+      return {};
+    return head + " " + q.from(aux + 1, v) + " " + a + " " + q.from(v) + ":";
+  }
+  // "What method does the LLM class provide": "The method the LLM class provides".
+  const std::size_t v = find_verb(lw, aux + 2, aux + 1 + kMaxSubjectWords, true);
+  if (v == kNone) return {};
+  const std::string rest = q.from(v + 1);
+  return head + " " + q.from(aux + 1, v) + " " + (a == "does" ? third_person(lw[v]) : lw[v]) + (rest.empty() ? "" : " " + rest) +
+         ":";
+}
+
+// Two questions in one ("..., and can I change it", "...; does it work", "..., also is it on").
+bool asks_twice(const Question& q, std::string_view text) {
+  if (text.find(';') != std::string_view::npos || text.find(", also") != std::string_view::npos) return true;
+  for (std::size_t i = 1; i + 1 < q.size(); ++i)
+    if ((q.lw[i] == "and" || q.lw[i] == "or") &&
+        (is_auxiliary(q.lw[i + 1]) || turns(q.lw[i + 1]) ||
+         one_of(q.lw[i + 1], {"what", "how", "why", "when", "where", "which", "who"})))
+      return true;
+  return false;
+}
+
+std::string how_lead(const Question& q) {
+  const Words& lw = q.lw;
+  const std::size_t n = q.size();
+  // "How do I enable X" / "How to enable X": "To enable X:".
+  if (lw[1] == "to") return "To " + q.from(2) + ":";
+  if ((lw[1] == "do" || lw[1] == "does" || is_modal(lw[1])) && is_person(lw[2])) {
+    std::size_t start = 3;
+    if (lw[2] == "you" && (lw[3] == "guys" || lw[3] == "all")) ++start;
+    if (start >= n || lw[start] == "have") return {};
+    return "To " + q.from(start) + ":";
+  }
+  // "How does vLLM handle X": "How vLLM handles X:".
+  if (lw[1] == "does" || lw[1] == "do") {
+    if (is_person(lw[2]) || lw[2] == "they") return {};
+    const std::size_t v = find_verb(lw, 3, 1 + kMaxSubjectWords, true);
+    if (v == kNone) return {};
+    return "How " + q.from(2, v) + " " + (lw[1] == "does" ? third_person(lw[v]) : lw[v]) +
+           (v + 1 < n ? " " + q.from(v + 1) : "") + ":";
+  }
+  // "How is X computed in Y": "How X is computed in Y:".
+  if (lw[1] == "is" || lw[1] == "are") {
+    if (is_person(lw[2]) || lw[2] == "they") return {};
+    for (std::size_t done = 3; done < n && done <= 2 + kMaxSubjectWords * 2; ++done)
+      if (lw[done].size() > 3 && lw[done].ends_with("ed") && is_done(lw, done))
+        return lw[done] == "compared" ? "" : "How " + q.from(2, done) + " " + std::string(q.w[1]) + " " + q.from(done) + ":";
     return {};
   }
-  if (a == "does" || a == "do") {
-    for (std::size_t v = aux + 2; v < n && v <= aux + 1 + kMaxSubjectWords; ++v)
-      if (is_verb(lw[v])) {
-        const std::string verb = a == "does" ? third_person(lw[v]) : lw[v];
-        std::string rest = joined(w, v + 1, n);
-        return head + " " + joined(w, aux + 1, v) + " " + verb + (rest.empty() ? "" : " " + rest) + ":";
-      }
+  // "How many bytes are allocated for X": "The number of bytes that are allocated for X:".
+  if (lw[1] == "many") {
+    const std::size_t noun = lw[2] == "of" ? 3 : 2;
+    for (std::size_t aux = noun + 1; aux < n && aux <= noun + kMaxNounWords; ++aux) {
+      if (turns(lw[aux])) return {};
+      if (is_auxiliary(lw[aux])) return subject_lead("The number of " + q.from(noun, aux), q, aux);
+    }
   }
   return {};
 }
 
-// "does S V rest" from the auxiliary at `aux`, as "S Vs rest:"; empty when no verb read here
-// follows within a few words, or S is the person asking.
-std::string verb_lead(const std::vector<std::string_view>& w, const std::vector<std::string>& lw, std::size_t aux) {
-  const std::size_t n = w.size();
-  if (aux + 1 >= n || is_person(lw[aux + 1])) return {};
-  for (std::size_t v = aux + 2; v < n && v <= aux + kMaxSubjectWords; ++v)
-    if (is_verb(lw[v])) {
-      std::string rest = joined(w, v + 1, n);
-      return capitalised(joined(w, aux + 1, v)) + " " + (lw[aux] == "does" ? third_person(lw[v]) : lw[v]) +
-             (rest.empty() ? "" : " " + rest) + ":";
-    }
-  return {};
+std::string what_lead(const Question& q) {
+  const Words& lw = q.lw;
+  const std::size_t n = q.size();
+  // "What happens when X": "When X:".
+  if (lw[1] == "happens" && one_of(lw[2], {"when", "if", "after", "before", "during", "while"})) return q.capitalised(2) + ":";
+  // "What should I do when X": "When X:".
+  if (lw[1] == "should" && is_person(lw[2]) && n > 5 && lw[3] == "do" && one_of(lw[4], {"when", "if", "after", "before"}))
+    return q.capitalised(4) + ":";
+  // "What is the X" / "What's the X": "The X:". ("What is a X" asks what a thing is: no lead; nor
+  // does "What is the X used for", nor "What is the scheduler doing".)
+  const std::size_t the = (lw[1] == "is" || lw[1] == "are") && lw[2] == "the" ? 3 : lw[0] == "what's" && lw[1] == "the" ? 2 : 0;
+  if (the) {
+    if (the >= n || q.ends_hanging() ||
+        std::any_of(lw.begin() + static_cast<std::ptrdiff_t>(the), lw.end(),
+                    [](const std::string& w) { return one_of(w, {"doing", "called", "named", "supposed", "going"}); }) ||
+        std::adjacent_find(lw.begin(), lw.end(), [](const std::string& a, const std::string& b) {
+          return (a == "used" && b == "for") || (a == "set" && b == "to");
+        }) != lw.end())
+      return {};
+    return "The " + q.from(the) + ":";
+  }
+  // What follows "what" must be what is asked for, not a word of another kind ("What else",
+  // "What exactly", "What if", "What determines X").
+  const std::string& first = lw[1];
+  if (lw[0] == "what's" || first.ends_with("ly") || is_auxiliary(first) || turns(first) ||
+      (first.ends_with('s') && is_verb_form(first)) || is_determiner(first) || is_person(first) || is_preposition(first) ||
+      one_of(first, {"happens", "else", "if", "then", "so", "it", "they", "he", "she"}))
+    return {};
+  // "What HTTP endpoint is used to X": "The HTTP endpoint that is used to X:".
+  for (std::size_t aux = 2; aux < n && aux <= 1 + kMaxNounWords; ++aux) {
+    if (aux + 1 < n && (lw[aux] == "have" || lw[aux] == "has"))  // "What GPUs have support for X"
+      return "The " + q.from(1, aux) + " that " + q.from(aux) + ":";
+    if (turns(lw[aux])) return {};
+    if (is_auxiliary(lw[aux])) return subject_lead("The " + q.from(1, aux), q, aux);
+  }
+  // "Which models support X" / "What command starts X": "The models that support X:".
+  const std::size_t v = find_verb(lw, 2, std::min(n - 2, 1 + kMaxNounWords), false);
+  if (v == kNone) return {};
+  return "The " + q.from(1, v) + " that " + q.from(v) + ":";
 }
 
 }  // namespace
 
 std::string restatement(std::string_view question) {
   if (question.find('\n') != std::string_view::npos) return {};
-  while (!question.empty() && std::string_view("?.! \t\r").find(question.back()) != std::string_view::npos)
+  while (!question.empty() && std::string_view("?! \t\r").find(question.back()) != std::string_view::npos)
     question.remove_suffix(1);
+  if (question.ends_with('.') && !question.ends_with("..") && !question.ends_with("etc.") && !question.ends_with("e.g.")) {
+    question.remove_suffix(1);
+    while (!question.empty() && (question.back() == ' ' || question.back() == '?')) question.remove_suffix(1);
+  }
   if (question.find('?') != std::string_view::npos) return {};  // several questions
-  for (const std::string_view second : {" and what ", " and how ", " and why ", " and when ", " and where ", " and which "})
-    if (question.find(second) != std::string_view::npos) return {};  // two questions in one
-  std::vector<std::string_view> w;
+  Question q;
   for (std::size_t at = 0; at < question.size();) {
     const std::size_t begin = question.find_first_not_of(" \t", at);
     if (begin == std::string_view::npos) break;
     const std::size_t end = std::min(question.find_first_of(" \t", begin), question.size());
-    w.push_back(question.substr(begin, end - begin));
+    q.w.push_back(question.substr(begin, end - begin));
     at = end;
   }
-  if (w.size() < 3 || w.size() > kMaxWords) return {};
-  std::vector<std::string> lw;
-  for (const std::string_view word : w) lw.push_back(lower(word));
-  const std::size_t n = w.size();
+  if (q.size() < 3 || q.size() > kMaxWords) return {};
+  for (const std::string_view word : q.w) q.lw.push_back(lower(word));
+  q.typed_in_lower_case = std::none_of(question.begin(), question.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (asks_twice(q, question)) return {};
 
-  if (lw[0] == "how") {
-    // "How do I enable X" / "How to enable X": "To enable X:".
-    if (lw[1] == "to") return "To " + joined(w, 2, n) + ":";
-    if ((lw[1] == "do" || lw[1] == "does" || is_modal(lw[1])) && is_person(lw[2]) && n > 3)
-      return "To " + joined(w, 3, n) + ":";
-    // "How does vLLM handle X": "vLLM handles X:"; "How is X computed in Y": "X is computed in Y:".
-    if (lw[1] == "does" || lw[1] == "do") return verb_lead(w, lw, 1);
-    if (lw[1] == "is" || lw[1] == "are")
-      for (std::size_t done = 3; done < n && done <= 2 + kMaxSubjectWords * 2; ++done)
-        if (lw[done].size() > 3 && lw[done].ends_with("ed"))
-          return capitalised(joined(w, 2, done)) + " " + std::string(w[1]) + " " + joined(w, done, n) + ":";
-    // "How many bytes are allocated for X": "The number of bytes that are allocated for X:".
-    if (lw[1] == "many")
-      for (std::size_t aux = 3; aux < n && aux <= 2 + kMaxNounWords; ++aux)
-        if (lw[aux] == "is" || lw[aux] == "are" || lw[aux] == "does" || lw[aux] == "do" || is_modal(lw[aux]))
-          return subject_lead("The number of " + joined(w, 2, aux), w, lw, aux);
-    return {};
-  }
-  // "Where can I find X": "X:".
-  if (lw[0] == "where" && (lw[1] == "can" || lw[1] == "do") && is_person(lw[2]) && n > 4 &&
-      (lw[3] == "find" || lw[3] == "get" || lw[3] == "see"))
-    return capitalised(joined(w, 4, n)) + ":";
-  if (lw[0] != "what" && lw[0] != "which" && lw[0] != "what's") return {};
-  // "What happens when X": "When X:".
-  if (lw[1] == "happens" && (lw[2] == "when" || lw[2] == "if" || lw[2] == "after" || lw[2] == "before" ||
-                             lw[2] == "during" || lw[2] == "while"))
-    return capitalised(joined(w, 2, n)) + ":";
-  // "What should I do when X": "When X:".
-  if (lw[1] == "should" && is_person(lw[2]) && n > 5 && lw[3] == "do" &&
-      (lw[4] == "when" || lw[4] == "if" || lw[4] == "after" || lw[4] == "before"))
-    return capitalised(joined(w, 4, n)) + ":";
-  // "What is the X" / "What's the X": "The X:". ("What is a X" asks what a thing is: no lead.)
-  // ("What is the X used for" asks what X is for: no lead either.)
-  const bool used_for = question.find(" used for") != std::string_view::npos;
-  if ((lw[1] == "is" || lw[1] == "are") && lw[2] == "the" && n > 3 && !used_for) return "The " + joined(w, 3, n) + ":";
-  if (lw[0] == "what's" && lw[1] == "the" && !used_for) return "The " + joined(w, 2, n) + ":";
-  if (lw[0] == "what's" || lw[1] == "happens" || lw[1] == "is" || lw[1] == "are" || lw[1] == "of" || lw[1] == "the" ||
-      lw[1] == "does" || lw[1] == "do" || lw[1] == "did" || lw[1] == "was" || lw[1] == "were" || is_modal(lw[1]))
-    return {};
-  // "What determines X" asks for the subject itself: no lead.
-  if (is_verb_form(lw[1])) return {};
-  // "What HTTP endpoint is used to X": "The HTTP endpoint that is used to X:".
-  for (std::size_t aux = 2; aux < n && aux <= 1 + kMaxNounWords; ++aux)
-    if (lw[aux] == "is" || lw[aux] == "are" || lw[aux] == "does" || lw[aux] == "do" || is_modal(lw[aux]))
-      return subject_lead("The " + joined(w, 1, aux), w, lw, aux);
-  // "Which models support X" / "What command starts X": "The models that support X:".
-  for (std::size_t v = 2; v + 1 < n && v <= 1 + kMaxNounWords; ++v)
-    if (is_verb_form(lw[v])) return "The " + joined(w, 1, v) + " that " + joined(w, v, n) + ":";
+  const Words& lw = q.lw;
+  if (lw[0] == "how") return how_lead(q);
+  // "Where can I find X": "Where to find X:".
+  if (lw[0] == "where" && (lw[1] == "can" || lw[1] == "do") && is_person(lw[2]) && q.size() > 4 &&
+      one_of(lw[3], {"find", "get", "see"}) && !one_of(lw[4], {"out", "up", "started", "it", "them", "this", "that"}) &&
+      !is_preposition(lw.back()))
+    return "Where to " + q.from(3) + ":";
+  if (lw[0] == "what" || lw[0] == "which" || lw[0] == "what's") return what_lead(q);
   return {};
 }
 
