@@ -413,6 +413,14 @@ TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {
                                         {source(1, "markdown", "Here is the diagram of the block manager."),
                                          source(2, "markdown", "The block manager is the table of pages.")});
   EXPECT_EQ(make("{max_units: 1}")->generate(diagram), "The block manager is the table of pages. [2]");
+  // The subject opens a defining sentence, its verb right after it ("which is used" is said of
+  // something else).
+  const GenerationRequest helper = ask(
+      "What is PagedAttention?",
+      {source(1, "markdown", "Initializes the appropriate PagedAttention module, which is used as a helper by backends."),
+       source(2, "markdown", "PagedAttention is the attention kernel that stores keys and values in blocks.")});
+  EXPECT_EQ(make("{max_units: 1, restate: false}")->generate(helper),
+            "PagedAttention is the attention kernel that stores keys and values in blocks. [2]");
 }
 
 TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {

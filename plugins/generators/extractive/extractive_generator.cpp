@@ -33,6 +33,10 @@ constexpr double kCommandShare = 0.3;
 constexpr double kCommandWeight = 1.3;
 // What a unit of the documentation weighs against one of code, for a question that names no code.
 constexpr double kDocsWeight = 1.25;
+// A defining sentence names its subject within this many bytes of its start, and says what it is
+// within this many bytes after the subject.
+constexpr std::size_t kSubjectOpens = 12;
+constexpr std::size_t kSubjectToVerb = 25;
 // Units that follow one ending in ':' ("Run the server:"), added with it.
 constexpr std::size_t kMaxFollowUnits = 4;
 // The code a sentence announces is cut to no less than this many code points.
@@ -121,18 +125,20 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool 
   switch (kind) {
     case Kind::what_is: {
       if (u.code) return is_field(u.text) ? 1.0 : 0.5;  // a field brings its docstring
-      // A defining sentence names the subject early, then says what it is ("Here is the diagram
+      // A defining sentence names the subject first, then says what it is ("Here is the diagram
       // of X" says nothing of what X is).
       const std::string t = lowered(u.text.substr(0, std::min<std::size_t>(u.text.size(), 120)));
-      std::size_t named = std::string::npos;
+      std::size_t named = std::string::npos, named_end = 0;
       for (const std::string& w : defined)
-        if (const std::size_t at = t.find(w); at < 60) named = std::min(named, at);
+        if (const std::size_t at = t.find(w); at < 60 && at < named) named = at, named_end = at + w.size();
       std::size_t says = std::string::npos;
       for (const std::string_view verb : {" is a", " is an", " is the", " are ", " refers to", " means", " stands for",
                                           " allows", " lets ", " provides", " enables", " is used", " is designed"})
         if (const std::size_t at = t.find(verb); at != std::string::npos) says = std::min(says, at);
       if (says == std::string::npos) return 1.0;
-      return named < says ? 1.6 : 1.15;
+      // The subject opens the sentence ("vLLM's X", "The X") and its verb follows it closely
+      // ("X (Y) is a"); else the verb may be said of something else ("..., which is used").
+      return named <= kSubjectOpens && says >= named_end && says - named_end <= kSubjectToVerb ? 1.6 : 1.15;
     }
     case Kind::how_to:
       if (u.code) return in_docs && runs_command(u.text) ? kCommandWeight : 1.15;
