@@ -517,6 +517,8 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   EXPECT_EQ(restatement("How does vLLM handle sharding?"), "How vLLM handles sharding:");
   EXPECT_EQ(restatement("How does the log level affect speed?"), "How the log level affects speed:");
   EXPECT_EQ(restatement("How does it work?"), "How it works:");
+  EXPECT_EQ(restatement("Why does vLLM use most of the GPU memory?"), "Why vLLM uses most of the GPU memory:");
+  EXPECT_EQ(restatement("Why do I get an OOM error?"), "Why I get an OOM error:");
   EXPECT_EQ(restatement("How is the output pointer calculated in the kernel?"),
             "How the output pointer is calculated in the kernel:");
   EXPECT_EQ(restatement("How is the seed used?"), "How the seed is used:");
@@ -541,7 +543,7 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   for (const std::string_view question :
        {"What port is vLLM served on?", "What is a block?", "What is PagedAttention?",
         "What is the tensor_parallel_size parameter used for?", "What does the usage property return?",
-        "Does vLLM support LoRA?", "Why is the cache full?", "How do I", "How do I run it?\nAnd stop it?",
+        "Does vLLM support LoRA?", "Why is the cache full?", "Why does it crash?", "How do I", "How do I run it?\nAnd stop it?",
         "How do I run it? And stop it?", "Where is the Scheduler implemented?", "What determines the batch size?",
         "What reduction does AWQ achieve and what are its benefits?",
         // Words after "what" that are not what is asked for; a hanging preposition; a turn the

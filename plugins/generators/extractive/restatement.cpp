@@ -193,6 +193,26 @@ bool asks_twice(const Question& q, std::string_view text) {
   return false;
 }
 
+// "Why does vLLM reserve X": "Why vLLM reserves X:"; "Why do I get X": "Why I get X:".
+std::string why_lead(const Question& q) {
+  const Words& lw = q.lw;
+  std::string lead = "Why ";  // appended piece by piece: "..." + temporary trips GCC 12's -Wrestrict
+  if (lw[1] == "do" && !turns(lw[2])) {
+    lead += q.from(2);
+  } else if (lw[1] == "does") {
+    const std::size_t v = find_verb(lw, 3, 1 + kMaxSubjectWords, true);
+    if (v == kNone) return {};
+    lead += q.from(2, v);
+    lead += ' ';
+    lead += third_person(lw[v]);
+    if (v + 1 < q.size()) lead += ' ', lead += q.from(v + 1);
+  } else {
+    return {};
+  }
+  lead += ':';
+  return lead;
+}
+
 std::string how_lead(const Question& q) {
   const Words& lw = q.lw;
   const std::size_t n = q.size();
@@ -298,6 +318,7 @@ std::string restatement(std::string_view question) {
 
   const Words& lw = q.lw;
   if (lw[0] == "how") return how_lead(q);
+  if (lw[0] == "why") return why_lead(q);
   // "Where can I find X": "Where to find X:".
   if (lw[0] == "where" && (lw[1] == "can" || lw[1] == "do") && is_person(lw[2]) && q.size() > 4 &&
       one_of(lw[3], {"find", "get", "see"}) && !one_of(lw[4], {"out", "up", "started", "it", "them", "this", "that"}) &&
