@@ -126,6 +126,8 @@ void list_folder(int fd, const std::string& prefix, Walk& walk) {
 // Leaves out the files reached through a symbolic link to a file the walk also found under its
 // own name: the same text twice would take two places of every result list.
 void drop_linked_copies(Walk& walk) {
+  if (std::none_of(walk.identities.begin(), walk.identities.end(), [](const Walk::Identity& id) { return id.link; }))
+    return;  // the usual case, at no cost
   std::vector<CorpusEntry>& files = walk.listing.files;
   std::map<std::pair<dev_t, ino_t>, std::string> own;  // the files found under their own name
   for (std::size_t i = 0; i < files.size(); ++i)
