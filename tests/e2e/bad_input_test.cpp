@@ -166,6 +166,8 @@ TEST_F(BadInput, LinksAndUnreadableFolders) {
   fs::create_symlink("notes.txt", dir_ / "repo/linked.txt");
   dir_.write("outside.txt", "The espresso grinder hums before dawn.\n");
   fs::create_symlink("../outside.txt", dir_ / "repo/outside_link.txt");
+  fs::create_symlink("../outside.txt", dir_ / "repo/outside_second.txt");  // the same file again
+  fs::create_symlink("outside_link.txt", dir_ / "repo/via_link.txt");      // and through a link
   fs::create_directory_symlink("pkg", dir_ / "repo/pkg_link");
   fs::create_symlink("gone.md", dir_ / "repo/dangling.md");
   fs::create_symlink("loop_b", dir_ / "repo/loop_a");
@@ -180,6 +182,10 @@ TEST_F(BadInput, LinksAndUnreadableFolders) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("indexed 4 files"));
   EXPECT_THAT(r.err, HasSubstr("note: linked.txt: skipped, a symbolic link to notes.txt, indexed under its own name"));
+  EXPECT_THAT(r.err, HasSubstr("note: outside_second.txt: skipped, a symbolic link to the file outside_link.txt also "
+                               "leads to, indexed as outside_link.txt"));
+  EXPECT_THAT(r.err, HasSubstr("note: via_link.txt: skipped, a symbolic link to the file outside_link.txt also "
+                               "leads to, indexed as outside_link.txt"));
   EXPECT_THAT(r.err, Not(HasSubstr("pkg_link")));
   EXPECT_THAT(r.err, HasSubstr("note: dangling.md: skipped, a symbolic link that leads to no file (No such file or directory)"));
   EXPECT_THAT(r.err, HasSubstr("note: loop_a: skipped, a symbolic link that leads to no file (Too many levels of symbolic links)"));
@@ -194,8 +200,13 @@ TEST_F(BadInput, LinksAndUnreadableFolders) {
   EXPECT_THAT(again.err, HasSubstr(counted));
   // A folder that cannot be read is part of the corpus left out: said (unless excluded whole).
   EXPECT_THAT(r.err, HasSubstr("note: skipped a folder: closed (Permission denied)"));
-  EXPECT_THAT(rag("search 'scheduler batches prefill requests' --k 10 --pipeline pipeline.yaml").out, Not(HasSubstr("repo/linked.txt")));
-  EXPECT_THAT(rag("search 'espresso grinder' --k 10 --pipeline pipeline.yaml").out, HasSubstr("repo/outside_link.txt"));
+  const Outcome scheduler = rag("search 'scheduler batches prefill requests' --k 10 --pipeline pipeline.yaml");
+  EXPECT_EQ(scheduler.status, 0) << scheduler.err;
+  EXPECT_THAT(scheduler.out, HasSubstr("repo/notes.txt"));
+  EXPECT_THAT(scheduler.out, Not(HasSubstr("repo/linked.txt")));
+  const Outcome espresso = rag("search 'espresso grinder' --k 10 --pipeline pipeline.yaml");
+  EXPECT_THAT(espresso.out, HasSubstr("repo/outside_link.txt"));
+  EXPECT_THAT(espresso.out, Not(HasSubstr("outside_second")));
 }
 
 TEST_F(BadInput, HugeFileIsPassedOverWithANote) {

@@ -504,6 +504,7 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   EXPECT_EQ(restatement("What happens when the KV cache is full?"), "When the KV cache is full:");
   EXPECT_EQ(restatement("What is the minimum version of bitsandbytes?"), "The minimum version of bitsandbytes:");
   EXPECT_EQ(restatement("What's the default port?"), "The default port:");
+  EXPECT_EQ(restatement("What\u2019s the default port?"), "The default port:");
   EXPECT_EQ(restatement("What HTTP endpoint is used to load a LoRA adapter?"),
             "The HTTP endpoint that is used to load a LoRA adapter:");
   EXPECT_EQ(restatement("Which flag is typically required for tool calling?"),
@@ -555,7 +556,11 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
         "How could I have avoided the OOM?", "How are you supposed to set the chat template?",
         "How is vLLM's throughput compared to TGI?", "Where can I find out whether my GPU is supported?",
         "Where can I get the model weights from?", "What is the default dtype, and can I change it?",
-        "How do I enable prefix caching; does it work with LoRA?", "What is the max length or is it computed?"})
+        "How do I enable prefix caching; does it work with LoRA?", "What is the max length or is it computed?",
+        "What GPUs cannot run FP8?", "Which models do not support FP8?", "How are requests never preempted?",
+        "Why do I not see any logs?", "How is the cache not evicted?", "What GPUs can not run FP8?",
+        // Too short to turn around (and no word read past the question's end).
+        "How can you?", "How do you", "Why do I?", "What happens when?"})
     EXPECT_EQ(restatement(question), "") << question;
 }
 

@@ -123,24 +123,36 @@ void list_folder(int fd, const std::string& prefix, Walk& walk) {
   }
 }
 
-// Leaves out the files reached through a symbolic link to a file the walk also found under its
-// own name: the same text twice would take two places of every result list.
+// Leaves out the files reached through a symbolic link to a file the walk also found under
+// another name: under its own name, else through another link, first in path order (the same
+// text twice would take two places of every result list). Hard links are files of their own.
 void drop_linked_copies(Walk& walk) {
   if (std::none_of(walk.identities.begin(), walk.identities.end(), [](const Walk::Identity& id) { return id.link; }))
     return;  // the usual case, at no cost
   std::vector<CorpusEntry>& files = walk.listing.files;
-  std::map<std::pair<dev_t, ino_t>, std::string> own;  // the files found under their own name
-  for (std::size_t i = 0; i < files.size(); ++i)
-    if (const Walk::Identity& id = walk.identities[i]; !id.link) own.emplace(std::pair(id.device, id.inode), files[i].relative_path);
-  std::vector<CorpusEntry> kept;
+  const auto key = [&](std::size_t i) { return std::pair(walk.identities[i].device, walk.identities[i].inode); };
+  std::map<std::pair<dev_t, ino_t>, std::size_t> indexed_as;  // each file's name in the index
   for (std::size_t i = 0; i < files.size(); ++i) {
-    const Walk::Identity& id = walk.identities[i];
-    if (const auto target = own.find({id.device, id.inode}); id.link && target != own.end())
-      walk.listing.notes.push_back(files[i].relative_path + ": skipped, a symbolic link to " + target->second +
-                                   ", indexed under its own name");
-    else
-      kept.push_back(std::move(files[i]));
+    const auto [at, first] = indexed_as.emplace(key(i), i);
+    const std::size_t other = at->second;
+    if (!first && walk.identities[other].link &&
+        (!walk.identities[i].link || files[i].relative_path < files[other].relative_path))
+      at->second = i;
   }
+  std::vector<bool> skipped(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::size_t as = indexed_as.at(key(i));
+    if (!walk.identities[i].link || as == i) continue;
+    skipped[i] = true;
+    std::string note = files[i].relative_path + ": skipped, a symbolic link to ";
+    note += walk.identities[as].link ? "the file " + files[as].relative_path + " also leads to, indexed as " +
+                                           files[as].relative_path
+                                     : files[as].relative_path + ", indexed under its own name";
+    walk.listing.notes.push_back(std::move(note));
+  }
+  std::vector<CorpusEntry> kept;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (!skipped[i]) kept.push_back(std::move(files[i]));
   files = std::move(kept);
 }
 

@@ -36,7 +36,8 @@ bool is_auxiliary(const std::string& w) { return w == "is" || w == "are" || w ==
 // Words after which a question's sentence turns in a way read nowhere here ("Which GPUs don't
 // support FP8", "Which version did they add it in", "What GPUs have support for").
 bool turns(const std::string& w) {
-  return w == "not" || w.ends_with("n't") || one_of(w, {"did", "was", "were", "had", "has", "have"});
+  return w == "not" || w == "never" || w == "cannot" || w.ends_with("n't") ||
+         one_of(w, {"did", "was", "were", "had", "has", "have"});
 }
 
 bool is_determiner(const std::string& w) {
@@ -91,8 +92,10 @@ bool is_verb_form(const std::string& w) {
 
 // The verb among lw[from..to] (base form only with `base`): not a word right after a determiner
 // ("the run command"), and of two in a row the second ("memory limits apply"), unless the first
-// is "have"; kNone when there is none or the sentence turns first (a negation, "did").
+// is "have"; kNone when there is none or the sentence turns first, from the word before `from` (a
+// negation, "did").
 std::size_t find_verb(const Words& lw, std::size_t from, std::size_t to, bool base) {
+  if (turns(lw[from - 1]) && lw[from - 1] != "have") return kNone;
   for (std::size_t v = from; v <= to && v < lw.size(); ++v) {
     if (turns(lw[v]) && lw[v] != "have") return kNone;
     if (!(base ? is_verb(lw[v]) : is_verb_form(lw[v])) || is_determiner(lw[v - 1])) continue;
@@ -197,7 +200,8 @@ bool asks_twice(const Question& q, std::string_view text) {
 std::string why_lead(const Question& q) {
   const Words& lw = q.lw;
   std::string lead = "Why ";  // appended piece by piece: "..." + temporary trips GCC 12's -Wrestrict
-  if (lw[1] == "do" && !turns(lw[2])) {
+  if (q.size() < 4) return {};
+  if (lw[1] == "do" && std::none_of(lw.begin() + 2, lw.end(), turns)) {
     lead += q.from(2);
   } else if (lw[1] == "does") {
     const std::size_t v = find_verb(lw, 3, 1 + kMaxSubjectWords, true);
@@ -220,7 +224,7 @@ std::string how_lead(const Question& q) {
   if (lw[1] == "to") return "To " + q.from(2) + ":";
   if ((lw[1] == "do" || lw[1] == "does" || is_modal(lw[1])) && is_person(lw[2])) {
     std::size_t start = 3;
-    if (lw[2] == "you" && (lw[3] == "guys" || lw[3] == "all")) ++start;
+    if (lw[2] == "you" && n > 3 && (lw[3] == "guys" || lw[3] == "all")) ++start;
     if (start >= n || lw[start] == "have") return {};
     return "To " + q.from(start) + ":";
   }
@@ -236,7 +240,8 @@ std::string how_lead(const Question& q) {
   if (lw[1] == "is" || lw[1] == "are") {
     if (is_person(lw[2]) || lw[2] == "they") return {};
     for (std::size_t done = 3; done < n && done <= 2 + kMaxSubjectWords * 2; ++done)
-      if (lw[done].size() > 3 && lw[done].ends_with("ed") && is_done(lw, done))
+      if (turns(lw[done])) return {};
+      else if (lw[done].size() > 3 && lw[done].ends_with("ed") && is_done(lw, done))
         return lw[done] == "compared" ? "" : "How " + q.from(2, done) + " " + std::string(q.w[1]) + " " + q.from(done) + ":";
     return {};
   }
@@ -255,7 +260,8 @@ std::string what_lead(const Question& q) {
   const Words& lw = q.lw;
   const std::size_t n = q.size();
   // "What happens when X": "When X:".
-  if (lw[1] == "happens" && one_of(lw[2], {"when", "if", "after", "before", "during", "while"})) return q.capitalised(2) + ":";
+  if (lw[1] == "happens" && n > 3 && one_of(lw[2], {"when", "if", "after", "before", "during", "while"}))
+    return q.capitalised(2) + ":";
   // "What should I do when X": "When X:".
   if (lw[1] == "should" && is_person(lw[2]) && n > 5 && lw[3] == "do" && one_of(lw[4], {"when", "if", "after", "before"}))
     return q.capitalised(4) + ":";
@@ -312,7 +318,13 @@ std::string restatement(std::string_view question) {
     at = end;
   }
   if (q.size() < 3 || q.size() > kMaxWords) return {};
-  for (const std::string_view word : q.w) q.lw.push_back(lower(word));
+  for (const std::string_view word : q.w) {
+    std::string low;  // with a typographic apostrophe as the ASCII one ("What’s")
+    for (std::size_t at = 0; at < word.size(); ++at)
+      if (word.substr(at, 3) == "\xE2\x80\x99") low += '\'', at += 2;
+      else low += word[at];
+    q.lw.push_back(lower(low));
+  }
   q.typed_in_lower_case = std::none_of(question.begin(), question.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
   if (asks_twice(q, question)) return {};
 

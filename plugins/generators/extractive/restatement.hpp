@@ -10,8 +10,10 @@
 namespace rag::extractive {
 
 /// The opening line for an English question, ending in ':'; empty when the question has none of
-/// the shapes read here (how do I / how to, what happens when, what is the X, what/which N is
-/// done / can be done / does S do, how many N are done / does S do).
+/// the shapes read here (how do I / how to, how does S do, how is X done, how many N are done,
+/// what happens when, what should I do if, what is the X, what/which N is done / can be done /
+/// does S do / do X, why does S do, where can I find X), or turns in a way they do not read (a
+/// negation, two questions in one).
 std::string restatement(std::string_view question);
 
 }  // namespace rag::extractive
