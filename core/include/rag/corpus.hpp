@@ -35,7 +35,9 @@ struct CorpusListing {
 };
 
 /// Walks the pipeline's corpus root (symbolic links to folders are not followed, so link loops
-/// are harmless). Throws rag::Error when the root is missing or not a folder.
+/// are harmless; a file reached through symbolic links is listed once, under its own name when the
+/// corpus holds it, else under the first link in path order, the others noted). Throws rag::Error
+/// when the root is missing or not a folder.
 CorpusListing list_corpus(const Pipeline& pipeline);
 
 /// A corpus file as read.
