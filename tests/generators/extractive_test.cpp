@@ -421,6 +421,15 @@ TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {
        source(2, "markdown", "PagedAttention is the attention kernel that stores keys and values in blocks.")});
   EXPECT_EQ(make("{max_units: 1, restate: false}")->generate(helper),
             "PagedAttention is the attention kernel that stores keys and values in blocks. [2]");
+  // The defining sentence opens its source's part, wherever it stands in the source.
+  const GenerationRequest later = ask("What is speculative decoding?",
+                                      {source(1, "markdown",
+                                              "Currently, speculative decoding is not compatible with pipeline "
+                                              "parallelism across nodes or with draft models on other devices. "
+                                              "Speculative decoding is a technique which improves latency.")});
+  EXPECT_EQ(make("{restate: false}")->generate(later),
+            "Speculative decoding is a technique which improves latency. … Currently, speculative decoding is not "
+            "compatible with pipeline parallelism across nodes or with draft models on other devices. [1]");
 }
 
 TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {

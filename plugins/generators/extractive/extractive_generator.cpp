@@ -449,7 +449,16 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
               std::to_string(e.first_line) + "-" + std::to_string(e.last_line) + ".";
     answer += cite(e.number);
   }
-  for (const std::size_t s : sources) append_source(answer, request.evidence[s], units, by_source[s]);
+  for (const std::size_t s : sources) {
+    std::vector<std::size_t>& list = by_source[s];
+    std::sort(list.begin(), list.end());
+    // What X is: the sentence that defines it first, wherever it stands in the source.
+    const auto best = std::max_element(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+    if (kind == QuestionKind::what_is && best != list.begin() && !units[*best].code && !units[*best].item &&
+        !units[*best].ends_with_colon)
+      std::rotate(list.begin(), best, best + 1);
+    append_source(answer, request.evidence[s], units, list);
+  }
   // An English question turned into what the quotes answer for ("To enable X:"), unless the
   // first paragraph already says every word of it. Translated questions are not: their English
   // reading is a word list, and the note on English sources opens their answers.
@@ -461,8 +470,7 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
 }
 
 void ExtractiveGenerator::append_source(std::string& answer, const Evidence& source, const std::vector<Unit>& units,
-                                         std::vector<std::size_t> list) const {
-  std::sort(list.begin(), list.end());
+                                         const std::vector<std::size_t>& list) const {
   const std::string citation = cite(source.number);
   std::string paragraph;  // the sentences and short code of the current block
   auto end_text = [&] {

@@ -83,11 +83,12 @@ class ExtractiveGenerator final : public Generator {
   /// The chosen units as the answer: what a default or "where" question is answered with first,
   /// then a paragraph per source, best first, code and tables as blocks.
   std::string write(const GenerationRequest& request, const Reading& reading, const std::vector<std::size_t>& chosen) const;
-  /// Appends to `answer` the part of it `source` gives: its units `list` (indices in `units`) in
-  /// text order, prose as one paragraph with an ellipsis where text is left out, code and tables
-  /// as blocks that a line introduces unless a cited sentence does.
+  /// Appends to `answer` the part of it `source` gives: its units `list` (indices in `units`, in
+  /// text order but for a defining sentence put first), prose as one paragraph with an ellipsis
+  /// where text is left out, code and tables as blocks that a line introduces unless a cited
+  /// sentence does.
   void append_source(std::string& answer, const Evidence& source, const std::vector<Unit>& units,
-                     std::vector<std::size_t> list) const;
+                     const std::vector<std::size_t>& list) const;
   /// For a question about a default: the sentence that states it ("The default of `dst` is `0`.
   /// [1]"), read from `units` in the order of `order` (best first); empty when none gives it.
   std::string default_sentence(const GenerationRequest& request, const std::string& query, const std::vector<Unit>& units,
