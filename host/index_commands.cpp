@@ -40,7 +40,7 @@ void report_index(const IndexReport& report, const Pipeline& pipeline, bool verb
     std::cerr << display_path(pipeline.index_dir) << " is up to date (" << holds << ")";
   } else if (report.full) {
     if (report.why_full != "no index yet" && report.why_full.rfind("asked for", 0) != 0)
-      std::cerr << "note: building from scratch: " << report.why_full.substr(0, report.why_full.find("; run `")) << "\n";
+      std::cerr << "note: building from scratch: " << report.why_full << "\n";
     std::cerr << "indexed " << cli::counted(report.files, "file") << " into " << cli::counted(report.chunks, "chunk") << " in " << report.seconds
               << " s -> " << display_path(pipeline.index_dir);
   } else {

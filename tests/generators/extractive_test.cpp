@@ -506,47 +506,46 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
 
 TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   using extractive::restatement;
-  EXPECT_EQ(restatement("How do I enable prefix caching?"), "To enable prefix caching:");
-  EXPECT_EQ(restatement("How can you view Nsight Systems profiles in vLLM?"), "To view Nsight Systems profiles in vLLM:");
-  EXPECT_EQ(restatement("how to run vLLM on a CPU"), "To run vLLM on a CPU:");
-  EXPECT_EQ(restatement("How do I install vLLM.  "), "To install vLLM:");
-  EXPECT_EQ(restatement("What happens when the KV cache is full?"), "When the KV cache is full:");
-  EXPECT_EQ(restatement("What is the minimum version of bitsandbytes?"), "The minimum version of bitsandbytes:");
-  EXPECT_EQ(restatement("What's the default port?"), "The default port:");
-  EXPECT_EQ(restatement("What\u2019s the default port?"), "The default port:");
-  EXPECT_EQ(restatement("What HTTP endpoint is used to load a LoRA adapter?"),
-            "The HTTP endpoint that is used to load a LoRA adapter:");
-  EXPECT_EQ(restatement("Which flag is typically required for tool calling?"),
-            "The flag that is typically required for tool calling:");
-  EXPECT_EQ(restatement("What command can be used to evaluate accuracy?"), "The command that can be used to evaluate accuracy:");
-  EXPECT_EQ(restatement("What method does the LLM class provide for embeddings?"),
-            "The method the LLM class provides for embeddings:");
-  EXPECT_EQ(restatement("What backends do the kernels support?"), "The backends the kernels support:");
-  EXPECT_EQ(restatement("How many bytes are allocated for the internal field?"),
-            "The number of bytes that are allocated for the internal field:");
-  EXPECT_EQ(restatement("How does vLLM handle sharding?"), "How vLLM handles sharding:");
-  EXPECT_EQ(restatement("How does the log level affect speed?"), "How the log level affects speed:");
-  EXPECT_EQ(restatement("How does it work?"), "How it works:");
-  EXPECT_EQ(restatement("Why does vLLM use most of the GPU memory?"), "Why vLLM uses most of the GPU memory:");
-  EXPECT_EQ(restatement("Why do I get an OOM error?"), "Why I get an OOM error:");
-  EXPECT_EQ(restatement("How is the output pointer calculated in the kernel?"),
-            "How the output pointer is calculated in the kernel:");
-  EXPECT_EQ(restatement("How is the seed used?"), "How the seed is used:");
-  EXPECT_EQ(restatement("How many of the GPUs are used?"), "The number of the GPUs that are used:");
-  EXPECT_EQ(restatement("Which memory limits apply to the cache?"), "The memory limits that apply to the cache:");
-  EXPECT_EQ(restatement("What is the default port the server listens on?"), "The default port the server listens on:");
-  EXPECT_EQ(restatement("how does vllm use cuda graphs"), "How vllm uses cuda graphs:");
-  EXPECT_EQ(restatement("what happens when the cache is full"), "when the cache is full:");
-  EXPECT_EQ(restatement("Where can I find the parameters of the Helm chart?"), "Where to find the parameters of the Helm chart:");
-  EXPECT_EQ(restatement("Which flag do I need to set for LoRA?"), "The flag I need to set for LoRA:");
-  EXPECT_EQ(restatement("What parameter should I set?"), "The parameter I should set:");
-  EXPECT_EQ(restatement("What GPUs have support for FP8?"), "The GPUs that have support for FP8:");
-  EXPECT_EQ(restatement("Which models support the process_vision_info function?"),
-            "The models that support the process_vision_info function:");
-  EXPECT_EQ(restatement("What command starts the server?"), "The command that starts the server:");
-  EXPECT_EQ(restatement("What memory reduction can FP8 quantization achieve?"),
-            "The memory reduction FP8 quantization can achieve:");
-  EXPECT_EQ(restatement("What should you do when a build fails?"), "When a build fails:");
+  // Each question and the line its answer opens with.
+  const std::pair<std::string_view, std::string_view> leads[] = {
+      {"How do I enable prefix caching?", "To enable prefix caching:"},
+      {"How can you view Nsight Systems profiles in vLLM?", "To view Nsight Systems profiles in vLLM:"},
+      {"how to run vLLM on a CPU", "To run vLLM on a CPU:"},
+      {"How do I install vLLM.  ", "To install vLLM:"},
+      {"What happens when the KV cache is full?", "When the KV cache is full:"},
+      {"What is the minimum version of bitsandbytes?", "The minimum version of bitsandbytes:"},
+      {"What's the default port?", "The default port:"},
+      {"What\u2019s the default port?", "The default port:"},
+      {"What HTTP endpoint is used to load a LoRA adapter?", "The HTTP endpoint that is used to load a LoRA adapter:"},
+      {"Which flag is typically required for tool calling?", "The flag that is typically required for tool calling:"},
+      {"What command can be used to evaluate accuracy?", "The command that can be used to evaluate accuracy:"},
+      {"What method does the LLM class provide for embeddings?", "The method the LLM class provides for embeddings:"},
+      {"What backends do the kernels support?", "The backends the kernels support:"},
+      {"How many bytes are allocated for the internal field?",
+       "The number of bytes that are allocated for the internal field:"},
+      {"How does vLLM handle sharding?", "How vLLM handles sharding:"},
+      {"How does the log level affect speed?", "How the log level affects speed:"},
+      {"How does it work?", "How it works:"},
+      {"Why does vLLM use most of the GPU memory?", "Why vLLM uses most of the GPU memory:"},
+      {"Why do I get an OOM error?", "Why I get an OOM error:"},
+      {"How is the output pointer calculated in the kernel?", "How the output pointer is calculated in the kernel:"},
+      {"How is the seed used?", "How the seed is used:"},
+      {"How many of the GPUs are used?", "The number of the GPUs that are used:"},
+      {"Which memory limits apply to the cache?", "The memory limits that apply to the cache:"},
+      {"What is the default port the server listens on?", "The default port the server listens on:"},
+      {"how does vllm use cuda graphs", "How vllm uses cuda graphs:"},
+      {"what happens when the cache is full", "when the cache is full:"},
+      {"Where can I find the parameters of the Helm chart?", "Where to find the parameters of the Helm chart:"},
+      {"Which flag do I need to set for LoRA?", "The flag I need to set for LoRA:"},
+      {"What parameter should I set?", "The parameter I should set:"},
+      {"What GPUs have support for FP8?", "The GPUs that have support for FP8:"},
+      {"Which models support the process_vision_info function?",
+       "The models that support the process_vision_info function:"},
+      {"What command starts the server?", "The command that starts the server:"},
+      {"What memory reduction can FP8 quantization achieve?", "The memory reduction FP8 quantization can achieve:"},
+      {"What should you do when a build fails?", "When a build fails:"},
+  };
+  for (const auto& [question, lead] : leads) EXPECT_EQ(restatement(question), lead) << question;
   // Shapes whose answer would not read as a sentence are left alone: the thing asked for is the
   // object of a passive ("is vLLM served on"), a concept ("What is a block?"), what a thing is
   // for, a yes/no question, a message of several lines or questions.

@@ -9,6 +9,7 @@
 #include "rag/analyzer.hpp"
 #include "rag/question_words.hpp"
 #include "rag/question_kind.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 namespace {
@@ -221,9 +222,7 @@ std::optional<Hit> declaration(const Index& index, const std::string& name, cons
   std::optional<Found> best;
   // A class is a level of the qualified name; a module may also be a folder or file of the path
   // (whose words are in lower case).
-  std::string module;
-  if (!owner.empty() && !is_class_like(owner))
-    for (const char ch : owner) module += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string module = owner.empty() || is_class_like(owner) ? std::string() : utf8::lower(owner);
   const auto in_owner = [&](const ChunkView& c) {
     if (owner.empty()) return false;
     if (has_level(c.section, owner)) return true;

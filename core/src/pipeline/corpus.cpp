@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "rag/checksum.hpp"
 #include "rag/error.hpp"
@@ -131,14 +132,11 @@ void drop_linked_copies(Walk& walk) {
     return;  // the usual case, at no cost
   std::vector<CorpusEntry>& files = walk.listing.files;
   const auto key = [&](std::size_t i) { return std::pair(walk.identities[i].device, walk.identities[i].inode); };
-  std::map<std::pair<dev_t, ino_t>, std::size_t> indexed_as;  // each file's name in the index
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const auto [at, first] = indexed_as.emplace(key(i), i);
-    const std::size_t other = at->second;
-    if (!first && walk.identities[other].link &&
-        (!walk.identities[i].link || files[i].relative_path < files[other].relative_path))
-      at->second = i;
-  }
+  // Each file's name in the index: its own name before a link's, then the first in path order.
+  const auto rank = [&](std::size_t i) { return std::tie(walk.identities[i].link, files[i].relative_path); };
+  std::map<std::pair<dev_t, ino_t>, std::size_t> indexed_as;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (const auto [at, first] = indexed_as.emplace(key(i), i); !first && rank(i) < rank(at->second)) at->second = i;
   std::vector<bool> skipped(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     const std::size_t as = indexed_as.at(key(i));

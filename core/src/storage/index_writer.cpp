@@ -552,7 +552,9 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
     } catch (const json::exception&) {
       report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
     } catch (const Error& e) {
-      report.why_full = e.what();
+      // What was wrong, without the advice to rebuild: this run rebuilds.
+      const std::string_view why = e.what();
+      report.why_full = why.substr(0, why.find("; run `"));
     }
     // Asked outside the try: a plugin that fails here stops the run, as anywhere else.
     if (report.why_full.empty() && !retriever->updatable())

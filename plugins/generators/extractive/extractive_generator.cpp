@@ -68,14 +68,13 @@ bool names_command(std::string_view prose) {
   return prose.find('`') != std::string_view::npos || prose.find(" --") != std::string_view::npos;
 }
 
-// Whether `paragraph` holds every word of `line` but the few that only join words, as
-// `analyzer` reads them.
+// Whether `paragraph` holds every word of `line`, as `analyzer` reads them (stopwords, which only
+// join words, left out).
 bool says_all_of(const Analyzer& analyzer, std::string_view paragraph, std::string_view line) {
-  static const std::set<std::string> joining = {"to", "the", "a", "an", "that", "is", "are", "of", "in"};
-  std::set<std::string> said;
-  for (std::string& w : analyzer.analyze(paragraph)) said.insert(std::move(w));
+  std::vector<std::string> said = analyzer.analyze(paragraph);
+  std::sort(said.begin(), said.end());
   for (const std::string& w : analyzer.analyze(line))
-    if (!joining.count(w) && !said.count(w)) return false;
+    if (!std::binary_search(said.begin(), said.end(), w)) return false;
   return true;
 }
 

@@ -4,6 +4,8 @@
 #include <set>
 #include <vector>
 
+#include "units.hpp"
+
 namespace rag::extractive {
 namespace {
 
@@ -18,13 +20,6 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 using Words = std::vector<std::string>;
 
 bool one_of(const std::string& w, const std::set<std::string>& words) { return words.count(w) > 0; }
-
-std::string lower(std::string_view word) {
-  std::string s(word);
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
 
 // The person asking, as a question names them ("how do I", "how can users").
 bool is_person(const std::string& w) { return one_of(w, {"i", "you", "we", "one", "users", "developers", "people"}); }
@@ -118,15 +113,6 @@ std::string third_person(const std::string& verb) {
   return verb + "s";
 }
 
-std::string joined(const std::vector<std::string_view>& words, std::size_t from, std::size_t to) {
-  std::string s;
-  for (std::size_t i = from; i < to && i < words.size(); ++i) {
-    if (!s.empty()) s += ' ';
-    s += words[i];
-  }
-  return s;
-}
-
 // A question read for its lead: its words as typed and in lower case.
 struct Question {
   std::vector<std::string_view> w;
@@ -134,7 +120,15 @@ struct Question {
   bool typed_in_lower_case = false;  ///< no capital anywhere: the lead keeps the user's case
 
   std::size_t size() const { return w.size(); }
-  std::string from(std::size_t begin, std::size_t end = kNone) const { return joined(w, begin, std::min(end, w.size())); }
+  /// Words `begin` to `end` (excluded) as typed, one space between.
+  std::string from(std::size_t begin, std::size_t end = kNone) const {
+    std::string s;
+    for (std::size_t i = begin; i < std::min(end, w.size()); ++i) {
+      if (!s.empty()) s += ' ';
+      s += w[i];
+    }
+    return s;
+  }
   // "when X" as "When X"; a name stays as written ("vLLM", "tensor_parallel_size").
   std::string capitalised(std::size_t begin) const {
     std::string s = from(begin);
@@ -323,7 +317,7 @@ std::string restatement(std::string_view question) {
     for (std::size_t at = 0; at < word.size(); ++at)
       if (word.substr(at, 3) == "\xE2\x80\x99") low += '\'', at += 2;
       else low += word[at];
-    q.lw.push_back(lower(low));
+    q.lw.push_back(lowered(low));
   }
   q.typed_in_lower_case = std::none_of(question.begin(), question.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
   if (asks_twice(q, question)) return {};
