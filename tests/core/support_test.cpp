@@ -77,6 +77,35 @@ TEST(StatedText, MarkdownKeepsProseAndDropsTheLiteralsOfFencedCode) {
   EXPECT_EQ(mid_string, "{\"\": 2}\nProse.\n");
 }
 
+TEST(StatedText, StringsAfterACommentOrWrittenAcrossLinesAreData) {
+  // The first string of a list ends a line with a comment; the next pieces are one string written
+  // across lines (implicit concatenation), as test prompts are.
+  const std::string stated = stated_text(evidence("python", R"(EXPECTED = [
+    "",  # noqa: E501
+    " Write a SQL query: CREATE TABLE table_name_11",  # noqa: E501
+]
+SAMPLE = (
+    ""
+    "the meaning of life is "
+    'Liberty and the pursuit of Happiness.',
+)
+)"));
+  EXPECT_THAT(stated, Not(HasSubstr("TABLE")));
+  EXPECT_THAT(stated, Not(HasSubstr("life")));
+  EXPECT_THAT(stated, Not(HasSubstr("Liberty")));
+  EXPECT_THAT(stated, HasSubstr("# noqa: E501"));
+}
+
+TEST(TestInput, PlainFilesOfTestAndBenchmarkFoldersAreInputsNotStatements) {
+  for (const char* path : {"benchmarks/sonnet.txt", "tests/prompts/example.txt", "src/test/fixtures/a.yaml", "testdata/x"})
+    EXPECT_TRUE(is_test_input("text", path)) << path;
+  // Code and Markdown there state what they state; a plain file elsewhere does too, and so does
+  // one whose folder only begins like such a folder's name, or a file named like one.
+  for (const char* kind : {"python", "markdown", "cpp"}) EXPECT_FALSE(is_test_input(kind, "tests/prompts/example.txt")) << kind;
+  for (const char* path : {"docs/sonnet.txt", "testsuite/notes.txt", "tests", "benchmarks.txt", "my_tests/a.txt"})
+    EXPECT_FALSE(is_test_input("text", path)) << path;
+}
+
 TEST(StatedText, CppKeepsCommentsAndDropsStrings) {
   const std::string stated = stated_text(evidence("cpp", "// Swaps blocks between France and Spain\nputs(\"France\");\n"));
   EXPECT_EQ(stated, "// Swaps blocks between France and Spain\nputs(\"\");\n");

@@ -65,6 +65,19 @@ TEST_F(AnswerCliTest, AQuestionTheSourcesDoNotAnswerIsDeclinedCitingNothing) {
   // Asked in French, declined in French.
   const json fr = json::parse(rag("answer 'Qui a peint le plafond de la chapelle Sixtine ?' --pipeline pipeline.yaml").out);
   EXPECT_EQ(fr["answer"], "Les sources ne répondent pas à cette question.");
+  // A test's input states nothing: a prompt that names the painter is no source for the answer
+  // (kept among the closest sources), while the same text as a page of the project is.
+  const std::string prompt = "Who painted the Sistine Chapel ceiling? Michelangelo painted the Sistine Chapel ceiling.\n";
+  dir_.write("repo/tests/prompts/art.txt", prompt);
+  index();
+  const json from_prompt = json::parse(rag("answer 'Who painted the Sistine Chapel ceiling?' --pipeline pipeline.yaml").out);
+  EXPECT_EQ(from_prompt["answered"], false);
+  EXPECT_EQ(from_prompt["sources"][0]["file_path"], "repo/tests/prompts/art.txt");
+  std::filesystem::remove(dir_ / "repo/tests/prompts/art.txt");
+  dir_.write("repo/docs/art.txt", prompt);
+  index();
+  EXPECT_EQ(json::parse(rag("answer 'Who painted the Sistine Chapel ceiling?' --pipeline pipeline.yaml").out)["answered"], true);
+  std::filesystem::remove(dir_ / "repo/docs/art.txt");
   // Words of one character alone name nothing to answer about, however many chunks hold them.
   dir_.write("repo/pkg/points.py", "def shift(x, y):\n    \"\"\"Shifts x by y: x is x plus y.\"\"\"\n    x = x + y\n    return x\n");
   index();

@@ -40,6 +40,12 @@ class SupportMeter {
   Analyzer analyzer_;
 };
 
+/// Whether a source of `kind` at `relative_path` (below the corpus root) is an input of the
+/// project's tests or benchmarks rather than a statement about the project: a plain file (kind
+/// "text": neither code nor Markdown) in a folder named tests, test, testdata, fixtures, benchmarks
+/// or benchmark, such as a prompt or a sample text. Its words support no answer.
+bool is_test_input(std::string_view kind, std::string_view relative_path);
+
 /// How many chunks of `index` hold `word` (any word of a phrase), as its retriever finds them,
 /// up to 200: more is common, and counting further would cost a search through all of them.
 std::size_t chunks_holding(const Index& index, std::string_view word);

@@ -24,6 +24,7 @@ constexpr double kMaxTermScore = 2.2;
 // when `multiline` (shell) or tripled.
 std::string without_literals(std::string_view code, bool docstrings, std::string_view comment, bool multiline) {
   std::string out;
+  int depth = 0;  // brackets open before this point (comments and strings left out)
   const auto copy_until = [&](std::size_t& i, std::string_view end) {
     const std::size_t stop = std::min(code.find(end, i), code.size());
     out.append(code.substr(i, stop - i));
@@ -43,8 +44,8 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
         end += code[end] == '\\' ? 2 : 1;
       end = std::min(end + (end < code.size() && code[end] != '\n' ? delimiter.size() : 0), code.size());
       // A statement's first string (after at most a prefix such as r or b) is a docstring; a
-      // string that starts a line inside brackets or after an operator (a list of prompts) is
-      // data.
+      // string inside brackets (a list of prompts), after an operator or after another string
+      // (the next piece of one written across lines) is data.
       const std::size_t line = code.rfind('\n', i == 0 ? 0 : i - 1);
       const std::string_view before = code.substr(line == std::string_view::npos || i == 0 ? 0 : line + 1,
                                                   i - (line == std::string_view::npos || i == 0 ? 0 : line + 1));
@@ -52,12 +53,13 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
       // `out` ends with this line's text before the string; what precedes that is above it.
       const std::size_t above = out.size() - std::min(out.size(), before.size());
       const std::size_t last = above == 0 ? std::string::npos : out.find_last_not_of(" \t\r\n", above - 1);
-      const bool continues = last != std::string::npos && std::string_view(",([{=+\\").find(out[last]) != std::string_view::npos;
-      const bool docstring = docstrings && !continues && lead.size() <= 2 &&
+      const bool continues = last != std::string::npos && std::string_view(",([{=+\\\"'").find(out[last]) != std::string_view::npos;
+      const bool docstring = docstrings && depth <= 0 && !continues && lead.size() <= 2 &&
                              lead.find_first_not_of("rRbBuUfF") == std::string_view::npos;
       out.append(docstring ? code.substr(i, end - i) : std::string_view(delimiter + delimiter));
       i = end;
     } else {
+      depth += c == '(' || c == '[' || c == '{' ? 1 : c == ')' || c == ']' || c == '}' ? -1 : 0;
       out += c;
       ++i;
     }
@@ -94,6 +96,15 @@ std::string stated_text(const Evidence& evidence) {
   return out;
 }
 
+bool is_test_input(std::string_view kind, std::string_view relative_path) {
+  static constexpr std::string_view kFolders[] = {"tests", "test", "testdata", "fixtures", "benchmarks", "benchmark"};
+  if (kind != "text") return false;
+  for (std::size_t begin = 0, end; (end = relative_path.find('/', begin)) != std::string_view::npos; begin = end + 1)
+    if (std::find(std::begin(kFolders), std::end(kFolders), relative_path.substr(begin, end - begin)) != std::end(kFolders))
+      return true;
+  return false;
+}
+
 std::size_t chunks_holding(const Index& index, std::string_view word) {
   if (word.find_first_not_of(" \t\r\n") == std::string_view::npos) return 0;
   return index.count_found(word, kCommonChunks);
@@ -119,6 +130,10 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
     total += rarity.back();
   }
   for (std::size_t e = 0; e < request.evidence.size() && e < kBestSources; ++e) {
+    // The path below the corpus root, as the index holds the file (whole, for a file it lacks).
+    const std::vector<std::uint32_t> ids = index_.chunks_of(request.evidence[e].file_path);
+    const std::string_view relative = ids.empty() ? request.evidence[e].file_path : index_.chunk(ids.front()).relative_path;
+    if (is_test_input(request.evidence[e].kind, relative)) continue;
     const std::vector<std::string> terms = sorted_terms(stated_text(request.evidence[e]), analyzer_);
     double covered = 0;
     for (std::size_t i = 0; i < words.size(); ++i) covered += rarity[i] * words[i].coverage(terms);
