@@ -98,6 +98,25 @@ vllm serve model \
   EXPECT_TRUE(units[0].code == false && units[0].ends_with_colon == false);
 }
 
+// The first paragraph under the heading that opens a source is its lede: what the page is about.
+TEST(ExtractiveUnits, TheFirstParagraphUnderAnOpeningHeadingIsTheLede) {
+  const auto ledes = [](const std::string& text) {
+    std::vector<std::string> out;
+    for (const Unit& u : ExtractiveGenerator::split_units(source(1, "markdown", text), 0))
+      if (u.lede) out.push_back(u.text);
+    return out;
+  };
+  EXPECT_THAT(ledes("[](){ #paged }\n# Paged Attention\n\n!!! warning\n    A historical note.\n\nvLLM uses its own\n"
+                    "kernel. It stores keys in blocks.\n\nLater text.\n"),
+              ::testing::ElementsAre("vLLM uses its own kernel.", "It stores keys in blocks."));
+  EXPECT_THAT(ledes("# Title\n\n## Introduction\n\nThe introduction.\n- an item\n"), ::testing::ElementsAre("The introduction."));
+  // No heading first, or code, a list or a table before any prose: no lede.
+  EXPECT_THAT(ledes("Text without a title.\n"), ::testing::IsEmpty());
+  EXPECT_THAT(ledes("# Title\n\n- an item\n\nThen prose.\n"), ::testing::IsEmpty());
+  EXPECT_THAT(ledes("# Title\n\n```bash\nvllm serve\n```\n\nThen prose.\n"), ::testing::IsEmpty());
+  EXPECT_THAT(ledes("# Title\n\n| a | b |\n\nThen prose.\n"), ::testing::IsEmpty());
+}
+
 // A comment written over several lines is read as the sentences it writes, not line by line.
 TEST(ExtractiveUnits, ACommentsLinesAreReadTogether) {
   const auto units = ExtractiveGenerator::split_units(source(1, "python", R"(def load(path):
@@ -430,6 +449,27 @@ TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {
   EXPECT_EQ(make("{restate: false}")->generate(later),
             "Speculative decoding is a technique which improves latency. … Currently, speculative decoding is not "
             "compatible with pipeline parallelism across nodes or with draft models on other devices. [1]");
+}
+
+// A page titled with what is asked about opens by saying what it is, without naming it again.
+TEST(ExtractiveGenerator, AWhatIsQuestionReadsTheLedeOfAPageTitledWithIt) {
+  const auto titled = [](const std::string& section, const std::string& lede) {
+    Evidence e = source(1, "markdown",
+                        "# " + section + "\n\n!!! warning\n    This is a historical document.\n\n" + lede +
+                            "\n\nLater, each paged attention block is called a block in this document.\n");
+    e.section = section;
+    return e;
+  };
+  const auto answer = [&](const Evidence& page) {
+    return make("{max_units: 1, restate: false}")->generate(ask("What is PagedAttention?", {page}));
+  };
+  EXPECT_EQ(answer(titled("Paged Attention", "vLLM keeps the KV cache in fixed-size blocks that need not be contiguous.")),
+            "vLLM keeps the KV cache in fixed-size blocks that need not be contiguous. [1]");
+  // Not a title that says more than the question, nor a sentence about the page.
+  EXPECT_EQ(answer(titled("Paged Attention Kernels", "vLLM keeps the KV cache in blocks.")),
+            "Later, each paged attention block is called a block in this document. [1]");
+  EXPECT_EQ(answer(titled("Paged Attention", "This document describes the kernel.")),
+            "Later, each paged attention block is called a block in this document. [1]");
 }
 
 TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {

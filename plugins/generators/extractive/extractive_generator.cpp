@@ -33,6 +33,8 @@ constexpr double kCommandShare = 0.3;
 constexpr double kCommandWeight = 1.3;
 // What a unit of the documentation weighs against one of code, for a question that names no code.
 constexpr double kDocsWeight = 1.25;
+// What a sentence that defines what a what-is question asks about weighs.
+constexpr double kDefiningWeight = 1.6;
 // A defining sentence names its subject within this many bytes of its start, and says what it is
 // within this many bytes after the subject.
 constexpr std::size_t kSubjectOpens = 12;
@@ -101,6 +103,12 @@ bool is_marker(QuestionKind kind, const std::string& word, bool controls) {
   return false;
 }
 
+// The last level of a header path: "Features > Prefix Caching" gives "Prefix Caching".
+std::string_view last_level(std::string_view section) {
+  const std::size_t cut = section.rfind(" > ");
+  return cut == std::string_view::npos ? section : section.substr(cut + 3);
+}
+
 // How an answer names a source in a line of its own: the last level of its section ("LLM.generate"
 // gives "generate"), or its file's name.
 std::string short_name(const Evidence& e) {
@@ -137,7 +145,7 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool 
       if (says == std::string::npos) return 1.0;
       // The subject opens the sentence ("vLLM's X", "The X") and its verb follows it closely
       // ("X (Y) is a"); else the verb may be said of something else ("..., which is used").
-      return named <= kSubjectOpens && says >= named_end && says - named_end <= kSubjectToVerb ? 1.6 : 1.15;
+      return named <= kSubjectOpens && says >= named_end && says - named_end <= kSubjectToVerb ? kDefiningWeight : 1.15;
     }
     case Kind::how_to:
       if (u.code) return in_docs && runs_command(u.text) ? kCommandWeight : 1.15;
@@ -210,9 +218,14 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   // may lie outside the chunk that matched.
   std::vector<Unit>& units = r.units;
   std::set<std::string> seen;
+  std::vector<std::string_view> title;  // each unit's source's title when the unit is its lede
   const auto add_units = [&](const Evidence& e, std::size_t index) {
+    const std::string_view section = e.section;
     for (Unit& u : split_units(e, index))
-      if (seen.insert(u.text).second) units.push_back(std::move(u));
+      if (seen.insert(u.text).second) {
+        title.push_back(u.lede ? last_level(section) : "");
+        units.push_back(std::move(u));
+      }
   };
   for (std::size_t i = 0; i < request.evidence.size(); ++i) add_units(request.evidence[i], i);
   for (const Evidence& parent : request.parents)
@@ -265,15 +278,45 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     const std::string& source_kind = request.evidence[u.evidence].kind;
     return source_kind == "markdown" || source_kind == "text";
   };
+  // A page or section titled with what a what-is question asks about (the title's words are the
+  // question's, and say all it asks about) opens by saying what it is, the title its subject
+  // ("# Paged Attention" then "vLLM uses its own attention kernel ..."): the sentences of its
+  // lede define it, and hold the title's words; not those about the page ("This page shows").
+  std::map<std::string_view, std::vector<std::string>> title_terms;  // of the titles that name the subject
+  if (kind == QuestionKind::what_is) {
+    const std::vector<std::string> asked = sorted_terms(query, analyzer_);
+    for (const std::string_view t : title) {
+      if (t.empty() || title_terms.contains(t)) continue;
+      std::vector<std::string> named = sorted_terms(t, analyzer_);
+      bool names = std::includes(asked.begin(), asked.end(), named.begin(), named.end());
+      for (std::size_t w = 0; w < words.size(); ++w) names = names && (weight[w] == 0 || words[w].coverage(named) == 1.0);
+      if (names) title_terms.emplace(t, std::move(named));
+    }
+  }
+  const auto about_the_page = [](std::string_view text) {
+    const std::string opening = lowered(text.substr(0, 16));
+    for (const std::string_view page : {"this document", "this page", "this guide", "this section", "this tutorial",
+                                        "this example", "in this "})
+      if (opening.starts_with(page)) return true;
+    return false;
+  };
   std::vector<double>& score = r.score;
   score.assign(units.size(), 0.0);
   for (std::size_t u = 0; u < units.size(); ++u) {
+    const auto titled = title_terms.find(title[u]);
+    const bool defines = titled != title_terms.end() && !about_the_page(units[u].text);
+    if (defines) {  // the title's words, as the lede's implicit subject
+      std::vector<std::string> both;
+      std::set_union(terms[u].begin(), terms[u].end(), titled->second.begin(), titled->second.end(), std::back_inserter(both));
+      terms[u] = std::move(both);
+    }
     double covered = 0;
     for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
     // A header row says nothing without its rows, nor a placeholder ("raise NotImplementedError"
     // matches "implemented") of anything.
     if (covered == 0 || units[u].header || (units[u].code && is_placeholder(units[u].text))) continue;
-    score[u] = covered / total * rank_factor(units[u]) * shape_weight(kind, units[u], in_docs(units[u]), defined) *
+    score[u] = covered / total * rank_factor(units[u]) *
+               (defines ? kDefiningWeight : shape_weight(kind, units[u], in_docs(units[u]), defined)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
   return r;

@@ -51,6 +51,9 @@ class ExtractiveGenerator final : public Generator {
     bool item = false;             ///< a list item, a table row or a comment line
     bool header = false;           ///< a table's header row: a label for the rows under it
     bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
+    /// A sentence of the first paragraph under the heading that opens its source: a page or
+    /// section opens by saying what its title names ("# Paged Attention" then "vLLM uses ...").
+    bool lede = false;
 
     /// A table row (its header too).
     bool row() const { return item && text.starts_with('|'); }

@@ -220,6 +220,8 @@ class UnitWriter {
     end_statement();
     flush_prose();
   }
+  // Whether the sentences flushed from now on are a lede (see Unit::lede).
+  void lede(bool on) { lede_ = on; }
 
  private:
   static constexpr std::size_t kMaxStatementLines = 12;
@@ -252,6 +254,7 @@ class UnitWriter {
     u.chars = utf8::count_code_points(trim(text));
     u.item = item_;
     u.ends_with_colon = !is_code && text.back() == ':';
+    u.lede = lede_ && !is_code && !item_;
     // Prose that starts like a code fence (a docstring's ```) would open one where it is quoted.
     if (!is_code && is_fence_line(text)) {
       std::string escaped(1, '\\');
@@ -267,6 +270,7 @@ class UnitWriter {
   std::string paragraph_;
   bool item_ = false;  // the paragraph is a list item, a table row or a comment
   bool in_comment_ = false;  // the paragraph is a comment, which its next line continues
+  bool lede_ = false;
   std::string statement_;
   std::size_t statement_lines_ = 0;
   int depth_ = 0;
@@ -276,8 +280,32 @@ class UnitWriter {
 // nothing, and Markdown files chunked as plain text keep their code whole.
 void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
   std::string_view fence = starts_in_code ? "```" : "";  // the open fence's marker, empty outside code
+  // The lede (Unit::lede): awaited once a heading opens the text (site markup aside), begun by
+  // the first prose other than an admonition's body, ended by a blank line or anything else; code,
+  // a list or a table before any prose leaves the text without one.
+  enum class Lede { unknown, awaited, open, done } lede = starts_in_code ? Lede::done : Lede::unknown;
+  bool in_admonition = false;  // reading the indented body of a "!!!" note
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
+    if (!t.empty() && in_admonition && indentation(line) < 4) in_admonition = false;
+    const bool label = !t.empty() && (t[0] == '#' || t.starts_with("!!!") || t.starts_with("???") ||
+                                      t.starts_with("<!--") || is_markup(t));
+    const bool prose = !t.empty() && !label && t[0] != '|' && !is_list_item(t) && !is_fence_line(t) &&
+                       !t.ends_with(" \\") && fence.empty() && !w.in_statement();
+    if (lede == Lede::unknown && !t.empty()) {
+      lede = t[0] == '#' ? Lede::awaited : is_markup(t) ? Lede::unknown : Lede::done;
+    } else if (lede == Lede::awaited && !t.empty() && !label && !in_admonition) {
+      lede = prose ? Lede::open : Lede::done;
+      if (prose) {
+        w.flush();
+        w.lede(true);
+      }
+    } else if (lede == Lede::open && !prose) {
+      w.flush();
+      w.lede(false);
+      lede = Lede::done;
+    }
+    if (t.starts_with("!!!") || t.starts_with("???")) in_admonition = true;
     if (is_fence_line(t)) {
       w.flush();
       if (fence.empty()) fence = t.substr(0, 3);
@@ -291,8 +319,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
       // A command continued by backslashes (a shell script's) is code: its lines stay lines.
       if (t.empty()) w.flush();
       else w.code(line);
-    } else if (t.empty() || t[0] == '#' || t.substr(0, 3) == "!!!" || t.substr(0, 3) == "???" ||
-               t.substr(0, 4) == "<!--" || is_markup(t)) {
+    } else if (t.empty() || label) {
       w.flush();  // headings, admonition titles, comments and markup are labels, not answers
     } else if (t[0] == '|') {
       if (is_table_rule(t)) w.header();
