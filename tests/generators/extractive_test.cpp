@@ -451,6 +451,29 @@ TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {
             "compatible with pipeline parallelism across nodes or with draft models on other devices. [1]");
 }
 
+// A sentence that opens with what is asked about says something of it, whatever its verb; one
+// that names it further on does not.
+TEST(ExtractiveGenerator, AWhatIsAnswerPrefersASentenceThatOpensWithItsSubject) {
+  const auto best = [](const std::string& second) {
+    return make("{max_units: 1, restate: false}")
+        ->generate(ask("What is disaggregated prefilling in vLLM?",
+                       {source(1, "markdown", "Benchmarks differ when disaggregated prefilling runs in vLLM. " + second +
+                                                  " vLLM is fast.")}));
+  };
+  EXPECT_EQ(best("Disaggregated prefilling puts the prefill and the decode of vLLM in different instances."),
+            "Disaggregated prefilling puts the prefill and the decode of vLLM in different instances. [1]");
+  EXPECT_EQ(best("vLLM documents the flags of disaggregated prefilling in one page."),
+            "Benchmarks differ when disaggregated prefilling runs in vLLM. [1]");
+}
+
+// What a field is: the field first, then its docstring.
+TEST(ExtractiveGenerator, AWhatIsAnswerKeepsAFieldBeforeItsDocstring) {
+  Evidence field = source(1, "python", "    seed: Optional[int] = None\n    \"\"\"The seed parameter: a random seed.\"\"\"\n");
+  field.section = "vllm.sampling_params.SamplingParams";
+  EXPECT_EQ(make("{restate: false}")->generate(ask("What does the seed parameter of SamplingParams do?", {field})),
+            "In `SamplingParams` [1]:\n```\nseed: Optional[int] = None\n```\n\nThe seed parameter: a random seed. [1]");
+}
+
 // A page titled with what is asked about opens by saying what it is, without naming it again.
 TEST(ExtractiveGenerator, AWhatIsQuestionReadsTheLedeOfAPageTitledWithIt) {
   const auto titled = [](const std::string& section, const std::string& lede) {

@@ -126,8 +126,9 @@ std::string short_name(const Evidence& e) {
 
 // A unit's weight for the kind of question asked: the shape of evidence that answers it.
 // `in_docs`: the unit is of documentation (Markdown, text), where code is what users run.
+// `defined`: the question's words that a defining sentence starts with; `subject`: the rarest's.
 double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool in_docs,
-                    const std::vector<std::string>& defined) {
+                    const std::vector<std::string>& defined, const std::vector<std::string>& subject) {
   using Kind = QuestionKind;
   switch (kind) {
     case Kind::what_is: {
@@ -142,7 +143,12 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool 
       for (const std::string_view verb : {" is a", " is an", " is the", " are ", " refers to", " means", " stands for",
                                           " allows", " lets ", " provides", " enables", " is used", " is designed"})
         if (const std::size_t at = t.find(verb); at != std::string::npos) says = std::min(says, at);
-      if (says == std::string::npos) return 1.0;
+      // A sentence that opens with the subject says something of it ("X puts ...") even without
+      // one of these verbs.
+      const auto opens_with_subject = [&] {
+        return std::any_of(subject.begin(), subject.end(), [&](const std::string& w) { return t.find(w) <= kSubjectOpens; });
+      };
+      if (says == std::string::npos) return opens_with_subject() ? 1.15 : 1.0;
       // The subject opens the sentence ("vLLM's X", "The X") and its verb follows it closely
       // ("X (Y) is a"); else the verb may be said of something else ("..., which is used").
       return named <= kSubjectOpens && says >= named_end && says - named_end <= kSubjectToVerb ? kDefiningWeight : 1.15;
@@ -260,10 +266,14 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   }
   if (total == 0) return std::nullopt;
   // The words a defining sentence starts with: the question's rarest.
-  std::vector<std::string> defined;
+  std::vector<std::string> defined, subject;
+  const std::size_t rarest = static_cast<std::size_t>(std::max_element(weight.begin(), weight.end()) - weight.begin());
   for (std::size_t w = 0; w < words.size(); ++w)
     if (weight[w] > 0)
-      for (const QuestionWord* reading : words[w].readings()) defined.push_back(lowered(reading->text));
+      for (const QuestionWord* reading : words[w].readings()) {
+        defined.push_back(lowered(reading->text));
+        if (w == rarest) subject.push_back(defined.back());
+      }
 
   // A question that names no code asks about an idea ("What is tensor parallelism?"), which the
   // documentation explains and docstrings only use.
@@ -316,7 +326,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     // matches "implemented") of anything.
     if (covered == 0 || units[u].header || (units[u].code && is_placeholder(units[u].text))) continue;
     score[u] = covered / total * rank_factor(units[u]) *
-               (defines ? kDefiningWeight : shape_weight(kind, units[u], in_docs(units[u]), defined)) *
+               (defines ? kDefiningWeight : shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
   return r;
@@ -494,10 +504,11 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
   for (const std::size_t s : sources) {
     std::vector<std::size_t>& list = by_source[s];
     std::sort(list.begin(), list.end());
-    // What X is: the sentence that defines it first, wherever it stands in the source.
+    // What X is: the sentence that defines it first, wherever it stands in the source (but not
+    // away from the field it documents).
     const auto best = std::max_element(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
     if (kind == QuestionKind::what_is && best != list.begin() && !units[*best].code && !units[*best].item &&
-        !units[*best].ends_with_colon)
+        !units[*best].ends_with_colon && !units[*std::prev(best)].code)
       std::rotate(list.begin(), best, best + 1);
     append_source(answer, request.evidence[s], units, list);
   }
