@@ -356,6 +356,12 @@ TEST(ExtractiveGenerator, WhatAFieldControlsIsItsDocstringNotASentenceThatSaysCo
   const std::string answer = make("{max_units: 2}")->generate(ask("What does gpu_memory_utilization control?", evidence));
   EXPECT_THAT(answer, HasSubstr("The fraction of GPU memory to be used."));
   EXPECT_THAT(answer, Not(HasSubstr("control memory management")));
+  // So do the other verbs that only ask for an effect: "What does X set?", "What determines X?".
+  const std::vector<Evidence> set = {
+      source(1, "markdown", "This is primarily set in the engine and that value should be duplicated here."),
+      source(2, "python", "max_model_len: int = None\n\"\"\"Model context length, prompt and output included.\"\"\"\n")};
+  for (const char* question : {"What does the --max-model-len option set?", "What determines max_model_len?"})
+    EXPECT_THAT(make("{max_units: 1, restate: false}")->generate(ask(question, set)), HasSubstr("Model context length")) << question;
   // Where control is the subject, it is what the answer must speak of.
   const std::vector<Evidence> flow = {source(1, "markdown", "Flow is a library of graphs."),
                                       source(2, "markdown", "Flow control limits how fast a sender writes.")};

@@ -80,17 +80,25 @@ bool says_all_of(const Analyzer& analyzer, std::string_view paragraph, std::stri
   return true;
 }
 
-// Whether "control" is the verb of the question ("What does X control?", "What controls X?"),
-// which says what is asked, rather than its subject ("What is flow control?").
-bool asks_what_controls(std::string_view question) {
+// The verb of a question that asks what something does to what it acts on ("What does X
+// control?", "What does X set?", "What determines X?"), which says what is asked rather than what
+// about; empty for another question ("What is flow control?").
+std::string effect_verb(std::string_view question) {
+  static constexpr std::string_view kVerbs[] = {"control", "set", "determine", "configure", "specify", "govern", "affect"};
   std::string q = lowered(question);
   while (!q.empty() && (q.back() == '?' || q.back() == ' ')) q.pop_back();
-  return q.starts_with("what controls ") || (q.starts_with("what does ") && q.ends_with(" control"));
+  for (const std::string_view verb : kVerbs) {
+    std::string last(" "), opening("what ");
+    last += verb;
+    opening.append(verb).append("s ");
+    if ((q.starts_with("what does ") && q.ends_with(last)) || q.starts_with(opening)) return std::string(verb);
+  }
+  return {};
 }
 
 // Words of a question that say what kind of answer it wants rather than what it is about.
-// `controls`: the question asks what something controls (see asks_what_controls).
-bool is_marker(QuestionKind kind, const std::string& word, bool controls) {
+// `verb`: the question's effect_verb.
+bool is_marker(QuestionKind kind, const std::string& word, const std::string& verb) {
   using Kind = QuestionKind;
   static const std::set<std::string> defaults = {"default", "defaults", "value", "values"};
   static const std::set<std::string> places = {"implemented", "defined", "located", "declared", "implementation",
@@ -99,7 +107,7 @@ bool is_marker(QuestionKind kind, const std::string& word, bool controls) {
   if (kind == Kind::where) return places.count(word) > 0;
   // "What does the seed parameter do?" asks about the seed, "What does X control?" about X.
   if (kind == Kind::what_is)
-    return word == "mean" || word == "means" || (controls && (word == "control" || word == "controls")) || is_field_noun(word);
+    return word == "mean" || word == "means" || (!verb.empty() && (word == verb || word == verb + "s")) || is_field_noun(word);
   return false;
 }
 
@@ -250,8 +258,8 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   // The words that say what is asked ("default", "implemented") are not what is asked about.
   std::vector<QuestionWord>& words = r.words;
   words = question_words(query, analyzer_);
-  const bool controls = asks_what_controls(query);
-  std::erase_if(words, [&](const QuestionWord& w) { return is_marker(kind, lowered(w.text), controls); });
+  const std::string verb = effect_verb(query);
+  std::erase_if(words, [&](const QuestionWord& w) { return is_marker(kind, lowered(w.text), verb); });
   std::vector<double>& weight = r.weight;
   weight.assign(words.size(), 0.0);
   double total = 0;
