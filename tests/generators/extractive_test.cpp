@@ -345,7 +345,7 @@ TEST(ExtractiveGenerator, AQuestionThatNamesNoCodeIsAnsweredFromTheDocumentation
   EXPECT_THAT(make()->generate(ask("What is tensor parallelism?", evidence)),
               ::testing::StartsWith("Tensor parallelism shards each layer"));
   // Naming code, it asks about that code.
-  EXPECT_THAT(make()->generate(ask("What does verify_tp check about tensor parallel size?", evidence)),
+  EXPECT_THAT(make("{restate: false}")->generate(ask("What does verify_tp check about tensor parallel size?", evidence)),
               ::testing::StartsWith("Checks the tensor parallel size"));
 }
 
@@ -613,6 +613,17 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
       {"What command starts the server?", "The command that starts the server:"},
       {"What memory reduction can FP8 quantization achieve?", "The memory reduction FP8 quantization can achieve:"},
       {"What should you do when a build fails?", "When a build fails:"},
+      {"What does the usage property return?", "What the usage property returns:"},
+      {"What does top_p control in SamplingParams?", "What top_p controls in SamplingParams:"},
+      {"What does vLLM use for named function calling?", "What vLLM uses for named function calling:"},
+      {"What are all the registered connector names?", "All the registered connector names:"},
+      {"What are some of the test model names used in tests?", "Some of the test model names used in tests:"},
+      {"What are the three key abstractions used for disaggregated prefilling?",
+       "The three key abstractions used for disaggregated prefilling:"},
+      {"What interface should a multimodal model class inherit from?",
+       "The interface a multimodal model class should inherit from:"},
+      {"How should security issues be reported?", "How security issues should be reported:"},
+      {"What condition prevents tensors from being moved?", "The condition that prevents tensors from being moved:"},
   };
   for (const auto& [question, lead] : leads) EXPECT_EQ(restatement(question), lead) << question;
   // Shapes whose answer would not read as a sentence are left alone: the thing asked for is the
@@ -620,7 +631,8 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   // for, a yes/no question, a message of several lines or questions.
   for (const std::string_view question :
        {"What port is vLLM served on?", "What is a block?", "What is PagedAttention?",
-        "What is the tensor_parallel_size parameter used for?", "What does the usage property return?",
+        "What is the tensor_parallel_size parameter used for?", "What does it return?", "What does I return?",
+        "What are the ports used for?", "What does the engine not return?",
         "Does vLLM support LoRA?", "Why is the cache full?", "Why does it crash?", "How do I", "How do I run it?\nAnd stop it?",
         "How do I run it? And stop it?", "Where is the Scheduler implemented?", "What determines the batch size?",
         "What reduction does AWQ achieve and what are its benefits?",

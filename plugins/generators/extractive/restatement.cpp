@@ -73,7 +73,8 @@ bool is_verb(const std::string& w) {
       "emit",     "log",       "print",      "report",   "choose",    "select",    "pick",    "prefer",  "mean",
       "control",  "override",  "replace",    "wrap",     "extend",    "initialize", "validate", "convert", "map",
       "start",    "stop",      "launch",     "cause",    "determine", "decide",    "trigger", "affect",  "achieve",
-      "meet",     "reduce",    "improve",    "increase", "limit",     "exist",     "happen",  "occur",   "work"};
+      "meet",     "reduce",    "improve",    "increase", "limit",     "exist",     "happen",  "occur",   "work",
+      "prevent",  "ensure",    "indicate",   "represent", "describe", "hold",      "keep",    "assert"};
   return verbs.count(w) > 0;
 }
 
@@ -165,7 +166,7 @@ std::string subject_lead(const std::string& head, const Question& q, std::size_t
   if (is_modal(a)) {
     if (lw[aux + 1] == "be") return head + " that " + q.from(aux) + ":";
     // "What memory reduction can FP8 quantization achieve": "... FP8 quantization can achieve".
-    const std::size_t v = find_verb(lw, aux + 2, aux + kMaxSubjectWords, true);
+    const std::size_t v = find_verb(lw, aux + 2, aux + 1 + kMaxSubjectWords, true);
     if (v == kNone || std::find(lw.begin() + static_cast<std::ptrdiff_t>(aux), lw.begin() + static_cast<std::ptrdiff_t>(v), "be") !=
                           lw.begin() + static_cast<std::ptrdiff_t>(v))
       return {};
@@ -239,6 +240,14 @@ std::string how_lead(const Question& q) {
         return lw[done] == "compared" ? "" : "How " + q.from(2, done) + " " + std::string(q.w[1]) + " " + q.from(done) + ":";
     return {};
   }
+  // "How should issues be reported to X": "How issues should be reported to X:".
+  if (is_modal(lw[1]) && !is_person(lw[2]) && lw[2] != "they") {
+    for (std::size_t be = 3; be + 1 < n && be <= 2 + kMaxSubjectWords; ++be) {
+      if (turns(lw[be])) return {};
+      if (lw[be] == "be" && is_done(lw, be + 1))
+        return "How " + q.from(2, be) + " " + std::string(q.w[1]) + " " + q.from(be) + ":";
+    }
+  }
   // "How many bytes are allocated for X": "The number of bytes that are allocated for X:".
   if (lw[1] == "many") {
     const std::size_t noun = lw[2] == "of" ? 3 : 2;
@@ -261,16 +270,27 @@ std::string what_lead(const Question& q) {
     return q.capitalised(4) + ":";
   // "What is the X" / "What's the X": "The X:". ("What is a X" asks what a thing is: no lead; nor
   // does "What is the X used for", nor "What is the scheduler doing".)
-  const std::size_t the = (lw[1] == "is" || lw[1] == "are") && lw[2] == "the" ? 3 : lw[0] == "what's" && lw[1] == "the" ? 2 : 0;
-  if (the) {
-    if (the >= n || q.ends_hanging() ||
-        std::any_of(lw.begin() + static_cast<std::ptrdiff_t>(the), lw.end(),
-                    [](const std::string& w) { return one_of(w, {"doing", "called", "named", "supposed", "going"}); }) ||
-        std::adjacent_find(lw.begin(), lw.end(), [](const std::string& a, const std::string& b) {
-          return (a == "used" && b == "for") || (a == "set" && b == "to");
-        }) != lw.end())
+  // "What are all the X" / "What are some of the X": "All the X:", "Some of the X:".
+  const bool is_are = lw[1] == "is" || lw[1] == "are";
+  const std::size_t the = is_are && lw[2] == "the" ? 3 : lw[0] == "what's" && lw[1] == "the" ? 2 : 0;
+  const std::size_t some = lw[1] == "are" && (lw[2] == "all" || (n > 4 && lw[2] == "some" && lw[3] == "of")) ? 2 : 0;
+  if (the || some) {
+    const std::size_t begin = the ? the : some;
+    // "used for" or "set to" with nothing after it but a preposition: the thing is not named.
+    const auto hangs_after = [&](std::size_t i) { return i + 2 >= n || is_preposition(lw[i + 2]); };
+    if (begin >= n || q.ends_hanging() ||
+        std::any_of(lw.begin() + static_cast<std::ptrdiff_t>(begin), lw.end(),
+                    [](const std::string& w) { return one_of(w, {"doing", "called", "named", "supposed", "going"}); }))
       return {};
-    return "The " + q.from(the) + ":";
+    for (std::size_t i = begin; i + 1 < n; ++i)
+      if (((lw[i] == "used" && lw[i + 1] == "for") || (lw[i] == "set" && lw[i + 1] == "to")) && hangs_after(i)) return {};
+    return the ? "The " + q.from(the) + ":" : q.capitalised(some) + ":";
+  }
+  // "What does the usage property return": "What the usage property returns:".
+  if (lw[1] == "does" && !is_person(lw[2]) && lw[2] != "it" && lw[2] != "they" && lw[2] != "this" && lw[2] != "that") {
+    const std::size_t v = is_verb(lw.back()) && n > 3 ? n - 1 : find_verb(lw, 3, 1 + kMaxSubjectWords, true);
+    if (v == kNone || std::any_of(lw.begin() + 2, lw.begin() + static_cast<std::ptrdiff_t>(v), turns)) return {};
+    return "What " + q.from(2, v) + " " + third_person(lw[v]) + (v + 1 < n ? " " + q.from(v + 1) : "") + ":";
   }
   // What follows "what" must be what is asked for, not a word of another kind ("What else",
   // "What exactly", "What if", "What determines X").
