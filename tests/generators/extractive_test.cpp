@@ -624,6 +624,9 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
        "The interface a multimodal model class should inherit from:"},
       {"How should security issues be reported?", "How security issues should be reported:"},
       {"What condition prevents tensors from being moved?", "The condition that prevents tensors from being moved:"},
+      {"How does the block manager allocate blocks?", "How the block manager allocates blocks:"},
+      {"What is the primary interface for doing offline inference?",
+       "The primary interface for doing offline inference:"},
   };
   for (const auto& [question, lead] : leads) EXPECT_EQ(restatement(question), lead) << question;
   // Shapes whose answer would not read as a sentence are left alone: the thing asked for is the
@@ -632,6 +635,7 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   for (const std::string_view question :
        {"What port is vLLM served on?", "What is a block?", "What is PagedAttention?",
         "What is the tensor_parallel_size parameter used for?", "What does it return?", "What does I return?",
+        "Why does vLLM shard and quantize weights early?",
         "What are the ports used for?", "What does the engine not return?",
         "Does vLLM support LoRA?", "Why is the cache full?", "Why does it crash?", "How do I", "How do I run it?\nAnd stop it?",
         "How do I run it? And stop it?", "Where is the Scheduler implemented?", "What determines the batch size?",

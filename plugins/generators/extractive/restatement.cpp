@@ -74,7 +74,10 @@ bool is_verb(const std::string& w) {
       "control",  "override",  "replace",    "wrap",     "extend",    "initialize", "validate", "convert", "map",
       "start",    "stop",      "launch",     "cause",    "determine", "decide",    "trigger", "affect",  "achieve",
       "meet",     "reduce",    "improve",    "increase", "limit",     "exist",     "happen",  "occur",   "work",
-      "prevent",  "ensure",    "indicate",   "represent", "describe", "hold",      "keep",    "assert"};
+      "prevent",  "ensure",    "indicate",   "represent", "describe", "hold",      "keep",    "assert",
+      "allocate", "speculate", "differ",     "solve",    "help",      "save",      "schedule", "manage", "transfer",
+      "reuse",    "quantize",  "detect",     "parse",    "tokenize",  "dispatch",  "evict",   "preempt", "reserve",
+      "fetch",    "execute",   "invoke",     "distribute", "compare", "communicate", "write", "point", "reference"};
   return verbs.count(w) > 0;
 }
 
@@ -95,6 +98,7 @@ std::size_t find_verb(const Words& lw, std::size_t from, std::size_t to, bool ba
   for (std::size_t v = from; v <= to && v < lw.size(); ++v) {
     if (turns(lw[v]) && lw[v] != "have") return kNone;
     if (!(base ? is_verb(lw[v]) : is_verb_form(lw[v])) || is_determiner(lw[v - 1])) continue;
+    if (lw[v - 1] == "and" || lw[v - 1] == "or") return kNone;  // "shard and quantize": two verbs, one read
     if (v + 1 < lw.size() && v < to && lw[v] != "have" && lw[v] != "has" &&
         (base ? is_verb(lw[v + 1]) : is_verb_form(lw[v + 1])))
       continue;
@@ -280,8 +284,11 @@ std::string what_lead(const Question& q) {
     const auto hangs_after = [&](std::size_t i) { return i + 2 >= n || is_preposition(lw[i + 2]); };
     if (begin >= n || q.ends_hanging() ||
         std::any_of(lw.begin() + static_cast<std::ptrdiff_t>(begin), lw.end(),
-                    [](const std::string& w) { return one_of(w, {"doing", "called", "named", "supposed", "going"}); }))
+                    [](const std::string& w) { return one_of(w, {"called", "named", "supposed", "going"}); }))
       return {};
+    // "What is the scheduler doing", not "What is the interface for doing X".
+    for (std::size_t i = begin; i < n; ++i)
+      if (lw[i] == "doing" && !is_preposition(lw[i - 1])) return {};
     for (std::size_t i = begin; i + 1 < n; ++i)
       if (((lw[i] == "used" && lw[i + 1] == "for") || (lw[i] == "set" && lw[i + 1] == "to")) && hangs_after(i)) return {};
     return the ? "The " + q.from(the) + ":" : q.capitalised(some) + ":";
