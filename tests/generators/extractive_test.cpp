@@ -349,6 +349,21 @@ TEST(ExtractiveGenerator, AQuestionThatNamesNoCodeIsAnsweredFromTheDocumentation
               ::testing::StartsWith("Checks the tensor parallel size"));
 }
 
+// An import names what a file uses, which answers nothing but how to get at it.
+TEST(ExtractiveGenerator, AnImportIsQuotedOnlyForHowTo) {
+  EXPECT_TRUE(extractive::is_import("  from vllm.lora.utils import (from_layer,"));
+  EXPECT_TRUE(extractive::is_import("import torch.distributed as dist"));
+  EXPECT_FALSE(extractive::is_import("imported = from_cache(x)"));
+  EXPECT_FALSE(extractive::is_import("from_layer(x)"));
+  const std::vector<Evidence> evidence = {
+      source(1, "python", "import torch.distributed as dist\nREGIMES = [FP, INT8]  # the regimes\n")};
+  const std::string regimes = make("{max_units: 1, restate: false}")->generate(ask("What regimes does torch distributed have?", evidence));
+  EXPECT_THAT(regimes, Not(HasSubstr("import")));
+  EXPECT_THAT(regimes, HasSubstr("REGIMES"));
+  EXPECT_THAT(make("{max_units: 1, restate: false}")->generate(ask("How do I import torch distributed?", evidence)),
+              HasSubstr("import torch.distributed as dist"));
+}
+
 TEST(ExtractiveGenerator, WhatAFieldControlsIsItsDocstringNotASentenceThatSaysControl) {
   const std::vector<Evidence> evidence = {
       source(1, "python", "gpu_memory_utilization: float = 0.9\n\"\"\"The fraction of GPU memory to be used.\"\"\"\n"),

@@ -43,6 +43,11 @@ bool is_placeholder(std::string_view statement) {
   return s == "pass" || s == "..." || s == "raise NotImplementedError" || s.starts_with("raise NotImplementedError(");
 }
 
+bool is_import(std::string_view statement) {
+  const std::string_view s = trim(statement);
+  return s.starts_with("import ") || (s.starts_with("from ") && s.find(" import ") != std::string_view::npos);
+}
+
 bool opens_block(std::string_view statement) {
   const std::string_view t = trim(statement);
   if (t.empty() || t.back() != ':') return false;

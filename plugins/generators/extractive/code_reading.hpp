@@ -14,6 +14,8 @@ bool is_field(std::string_view code);
 /// A statement that holds a place and says nothing of what the code does: "pass", "...",
 /// "raise NotImplementedError" (with or without a message), an abstract method's whole body.
 bool is_placeholder(std::string_view statement);
+/// Whether a Python statement imports ("import x", "from x import (y, z)").
+bool is_import(std::string_view statement);
 /// Whether a code statement opens a block of control flow ("if x:", "for a in b:", "except E:"),
 /// whose body says what happens then.
 bool opens_block(std::string_view statement);

@@ -331,8 +331,11 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     double covered = 0;
     for (std::size_t w = 0; w < words.size(); ++w) covered += weight[w] * words[w].coverage(terms[u]);
     // A header row says nothing without its rows, nor a placeholder ("raise NotImplementedError"
-    // matches "implemented") of anything.
-    if (covered == 0 || units[u].header || (units[u].code && is_placeholder(units[u].text))) continue;
+    // matches "implemented") of anything, nor an import but how to do something ("from vllm
+    // import LLM").
+    if (covered == 0 || units[u].header ||
+        (units[u].code && (is_placeholder(units[u].text) || (kind != QuestionKind::how_to && is_import(units[u].text)))))
+      continue;
     score[u] = covered / total * rank_factor(units[u]) *
                (defines ? kDefiningWeight : shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
