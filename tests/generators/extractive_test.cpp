@@ -650,7 +650,7 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
   for (const std::string_view question :
        {"What port is vLLM served on?", "What is a block?", "What is PagedAttention?",
         "What is the tensor_parallel_size parameter used for?", "What does it return?", "What does I return?",
-        "Why does vLLM shard and quantize weights early?",
+        "Why does vLLM shard and quantize weights early?", "What are all of them?", "What are all the?",
         "What are the ports used for?", "What does the engine not return?",
         "Does vLLM support LoRA?", "Why is the cache full?", "Why does it crash?", "How do I", "How do I run it?\nAnd stop it?",
         "How do I run it? And stop it?", "Where is the Scheduler implemented?", "What determines the batch size?",

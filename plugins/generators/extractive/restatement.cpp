@@ -277,7 +277,12 @@ std::string what_lead(const Question& q) {
   // "What are all the X" / "What are some of the X": "All the X:", "Some of the X:".
   const bool is_are = lw[1] == "is" || lw[1] == "are";
   const std::size_t the = is_are && lw[2] == "the" ? 3 : lw[0] == "what's" && lw[1] == "the" ? 2 : 0;
-  const std::size_t some = lw[1] == "are" && (lw[2] == "all" || (n > 4 && lw[2] == "some" && lw[3] == "of")) ? 2 : 0;
+  std::size_t some = lw[1] == "are" && (lw[2] == "all" || (n > 4 && lw[2] == "some" && lw[3] == "of")) ? 2 : 0;
+  if (some) {  // a thing must be named after "all (the)" or "some of (the)": not "What are all of them"
+    std::size_t named = some + (lw[2] == "all" ? 1 : 2);
+    while (named < n && (lw[named] == "of" || is_determiner(lw[named]))) ++named;
+    if (named >= n || one_of(lw[named], {"them", "it", "these", "those", "they"})) some = 0;
+  }
   if (the || some) {
     const std::size_t begin = the ? the : some;
     // "used for" or "set to" with nothing after it but a preposition: the thing is not named.
