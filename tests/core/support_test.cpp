@@ -97,13 +97,21 @@ SAMPLE = (
 }
 
 TEST(TestInput, PlainFilesOfTestAndBenchmarkFoldersAreInputsNotStatements) {
-  for (const char* path : {"benchmarks/sonnet.txt", "tests/prompts/example.txt", "src/test/fixtures/a.yaml", "testdata/x"})
+  for (const char* path : {"benchmarks/sonnet.txt", "tests/prompts/example.txt", "src/test/fixtures/a.jsonl", "testdata/x.csv"})
     EXPECT_TRUE(is_test_input("text", path)) << path;
+  // A page or a script there (chunked as plain text too) states what it states.
+  for (const char* path : {"benchmarks/auto_tune/README.md", "benchmarks/run.sh", "tests/config.yaml"})
+    EXPECT_FALSE(is_test_input("text", path)) << path;
   // Code and Markdown there state what they state; a plain file elsewhere does too, and so does
   // one whose folder only begins like such a folder's name, or a file named like one.
   for (const char* kind : {"python", "markdown", "cpp"}) EXPECT_FALSE(is_test_input(kind, "tests/prompts/example.txt")) << kind;
   for (const char* path : {"docs/sonnet.txt", "testsuite/notes.txt", "tests", "benchmarks.txt", "my_tests/a.txt"})
     EXPECT_FALSE(is_test_input("text", path)) << path;
+}
+
+TEST(StatedText, AFieldsDocstringAfterAStringDefaultIsKept) {
+  const std::string stated = stated_text(evidence("python", "    tokenizer_mode: str = \"auto\"\n    \"\"\"Tokenizer mode: slow always uses the slow tokenizer.\"\"\"\n"));
+  EXPECT_THAT(stated, HasSubstr("slow always uses the slow tokenizer"));
 }
 
 TEST(StatedText, CppKeepsCommentsAndDropsStrings) {

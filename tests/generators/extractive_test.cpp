@@ -110,6 +110,8 @@ TEST(ExtractiveUnits, TheFirstParagraphUnderAnOpeningHeadingIsTheLede) {
                     "kernel. It stores keys in blocks.\n\nLater text.\n"),
               ::testing::ElementsAre("vLLM uses its own kernel.", "It stores keys in blocks."));
   EXPECT_THAT(ledes("# Title\n\n## Introduction\n\nThe introduction.\n- an item\n"), ::testing::ElementsAre("The introduction."));
+  EXPECT_THAT(ledes("# Title\n\n!!! note\n\tA note indented by a tab.\n\nThe introduction.\n"),
+              ::testing::ElementsAre("The introduction."));
   // No heading first, or code, a list or a table before any prose: no lede.
   EXPECT_THAT(ledes("Text without a title.\n"), ::testing::IsEmpty());
   EXPECT_THAT(ledes("# Title\n\n- an item\n\nThen prose.\n"), ::testing::IsEmpty());
@@ -485,6 +487,9 @@ TEST(ExtractiveGenerator, AWhatIsAnswerPrefersASentenceThatOpensWithItsSubject) 
             "Disaggregated prefilling puts the prefill and the decode of vLLM in different instances. [1]");
   EXPECT_EQ(best("vLLM documents the flags of disaggregated prefilling in one page."),
             "Benchmarks differ when disaggregated prefilling runs in vLLM. [1]");
+  // Where the subject only qualifies another noun, the sentence is about that noun.
+  EXPECT_EQ(best("The disaggregated prefilling benchmark was run in vLLM on two nodes."),
+            "Benchmarks differ when disaggregated prefilling runs in vLLM. [1]");
 }
 
 // What a field is: the field first, then its docstring.
@@ -514,6 +519,15 @@ TEST(ExtractiveGenerator, AWhatIsQuestionReadsTheLedeOfAPageTitledWithIt) {
             "Later, each paged attention block is called a block in this document. [1]");
   EXPECT_EQ(answer(titled("Paged Attention", "This document describes the kernel.")),
             "Later, each paged attention block is called a block in this document. [1]");
+  EXPECT_EQ(answer(titled("Paged Attention", "See the kernels page for more.")),
+            "Later, each paged attention block is called a block in this document. [1]");
+  // A sentence of the lede that says what the subject is comes before the lede's opening.
+  EXPECT_EQ(answer(titled("Paged Attention", "Kernels need it to serve. PagedAttention is the kernel that reads blocks.")),
+            "PagedAttention is the kernel that reads blocks. [1]");
+  // Only a page's title or its first sections': a deep section is about a detail.
+  Evidence deep = titled("Paged Attention", "vLLM keeps the KV cache in blocks.");
+  deep.section = "Installation > Dependencies > Paged Attention";
+  EXPECT_EQ(answer(deep), "Later, each paged attention block is called a block in this document. [1]");
 }
 
 TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {
@@ -629,6 +643,7 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
       {"What memory reduction can FP8 quantization achieve?", "The memory reduction FP8 quantization can achieve:"},
       {"What should you do when a build fails?", "When a build fails:"},
       {"What does the usage property return?", "What the usage property returns:"},
+      {"What does the function return when the flag is set?", "What the function returns when the flag is set:"},
       {"What does top_p control in SamplingParams?", "What top_p controls in SamplingParams:"},
       {"What does vLLM use for named function calling?", "What vLLM uses for named function calling:"},
       {"What are all the registered connector names?", "All the registered connector names:"},
@@ -651,6 +666,9 @@ TEST(Restatement, TurnsTheQuestionIntoWhatTheQuotesAnswerFor) {
        {"What port is vLLM served on?", "What is a block?", "What is PagedAttention?",
         "What is the tensor_parallel_size parameter used for?", "What does it return?", "What does I return?",
         "Why does vLLM shard and quantize weights early?", "What are all of them?", "What are all the?",
+        "What does vLLM do to reduce memory?", "What does the model output look like?", "What does X support and return?",
+        "How does vLLM allocate and free blocks?", "What is the scheduler used for exactly?",
+        "What is the port used for when serving?",
         "What are the ports used for?", "What does the engine not return?",
         "Does vLLM support LoRA?", "Why is the cache full?", "Why does it crash?", "How do I", "How do I run it?\nAnd stop it?",
         "How do I run it? And stop it?", "Where is the Scheduler implemented?", "What determines the batch size?",

@@ -41,9 +41,10 @@ class SupportMeter {
 };
 
 /// Whether a source of `kind` at `relative_path` (below the corpus root) is an input of the
-/// project's tests or benchmarks rather than a statement about the project: a plain file (kind
-/// "text": neither code nor Markdown) in a folder named tests, test, testdata, fixtures, benchmarks
-/// or benchmark, such as a prompt or a sample text. Its words support no answer.
+/// project's tests or benchmarks rather than a statement about the project: a plain data file
+/// (kind "text", named .txt, .json, .jsonl, .csv or .tsv) in a folder named tests, test, testdata,
+/// fixtures, benchmarks or benchmark, such as a prompt or a sample text. Its words support no
+/// answer; a page or a script there states what it states.
 bool is_test_input(std::string_view kind, std::string_view relative_path);
 
 /// How many chunks of `index` hold `word` (any word of a phrase), as its retriever finds them,

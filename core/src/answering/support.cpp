@@ -44,8 +44,8 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
         end += code[end] == '\\' ? 2 : 1;
       end = std::min(end + (end < code.size() && code[end] != '\n' ? delimiter.size() : 0), code.size());
       // A statement's first string (after at most a prefix such as r or b) is a docstring; a
-      // string inside brackets (a list of prompts), after an operator or after another string
-      // (the next piece of one written across lines) is data.
+      // string inside brackets (a list of prompts, a string written across lines in parentheses)
+      // or after an operator is data.
       const std::size_t line = code.rfind('\n', i == 0 ? 0 : i - 1);
       const std::string_view before = code.substr(line == std::string_view::npos || i == 0 ? 0 : line + 1,
                                                   i - (line == std::string_view::npos || i == 0 ? 0 : line + 1));
@@ -53,7 +53,7 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
       // `out` ends with this line's text before the string; what precedes that is above it.
       const std::size_t above = out.size() - std::min(out.size(), before.size());
       const std::size_t last = above == 0 ? std::string::npos : out.find_last_not_of(" \t\r\n", above - 1);
-      const bool continues = last != std::string::npos && std::string_view(",([{=+\\\"'").find(out[last]) != std::string_view::npos;
+      const bool continues = last != std::string::npos && std::string_view(",([{=+\\").find(out[last]) != std::string_view::npos;
       const bool docstring = docstrings && depth <= 0 && !continues && lead.size() <= 2 &&
                              lead.find_first_not_of("rRbBuUfF") == std::string_view::npos;
       out.append(docstring ? code.substr(i, end - i) : std::string_view(delimiter + delimiter));
@@ -98,7 +98,10 @@ std::string stated_text(const Evidence& evidence) {
 
 bool is_test_input(std::string_view kind, std::string_view relative_path) {
   static constexpr std::string_view kFolders[] = {"tests", "test", "testdata", "fixtures", "benchmarks", "benchmark"};
-  if (kind != "text") return false;
+  static constexpr std::string_view kData[] = {".txt", ".json", ".jsonl", ".csv", ".tsv"};
+  if (kind != "text" ||
+      std::none_of(std::begin(kData), std::end(kData), [&](std::string_view e) { return relative_path.ends_with(e); }))
+    return false;
   for (std::size_t begin = 0, end; (end = relative_path.find('/', begin)) != std::string_view::npos; begin = end + 1)
     if (std::find(std::begin(kFolders), std::end(kFolders), relative_path.substr(begin, end - begin)) != std::end(kFolders))
       return true;

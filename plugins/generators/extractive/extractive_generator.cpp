@@ -1,6 +1,7 @@
 #include "extractive_generator.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -33,8 +34,10 @@ constexpr double kCommandShare = 0.3;
 constexpr double kCommandWeight = 1.3;
 // What a unit of the documentation weighs against one of code, for a question that names no code.
 constexpr double kDocsWeight = 1.25;
-// What a sentence that defines what a what-is question asks about weighs.
+// What a sentence that defines what a what-is question asks about weighs; a page's lede, which
+// speaks of its title without naming it, a little less (a sentence that says "X is" comes first).
 constexpr double kDefiningWeight = 1.6;
+constexpr double kLedeWeight = 1.4;
 // A defining sentence names its subject within this many bytes of its start, and says what it is
 // within this many bytes after the subject.
 constexpr std::size_t kSubjectOpens = 12;
@@ -111,6 +114,13 @@ bool is_marker(QuestionKind kind, const std::string& word, const std::string& ve
   return false;
 }
 
+// How many levels a header path has: "Features > Prefix Caching" has 2.
+std::size_t levels(std::string_view section) {
+  std::size_t n = 1;
+  for (std::size_t at = section.find(" > "); at != std::string_view::npos; at = section.find(" > ", at + 3)) ++n;
+  return n;
+}
+
 // The last level of a header path: "Features > Prefix Caching" gives "Prefix Caching".
 std::string_view last_level(std::string_view section) {
   const std::size_t cut = section.rfind(" > ");
@@ -151,10 +161,24 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool 
       for (const std::string_view verb : {" is a", " is an", " is the", " are ", " refers to", " means", " stands for",
                                           " allows", " lets ", " provides", " enables", " is used", " is designed"})
         if (const std::size_t at = t.find(verb); at != std::string::npos) says = std::min(says, at);
-      // A sentence that opens with the subject says something of it ("X puts ...") even without
-      // one of these verbs.
+      // A sentence that opens with the subject and a verb says something of it ("X puts ...")
+      // even without one of these verbs; not one where the subject qualifies another noun ("The
+      // FP8 model calibration procedure is ...").
       const auto opens_with_subject = [&] {
-        return std::any_of(subject.begin(), subject.end(), [&](const std::string& w) { return t.find(w) <= kSubjectOpens; });
+        const auto in_word = [&](std::size_t i) { return i < t.size() && std::isalnum(static_cast<unsigned char>(t[i])) != 0; };
+        for (const std::string& w : subject) {
+          const std::size_t at = t.find(w);
+          if (at > kSubjectOpens || (at > 0 && in_word(at - 1)) || in_word(at + w.size())) continue;  // a whole word
+          // The words after it: more of the question's (the rest of its name), then the verb.
+          for (std::size_t word = t.find(' ', at + w.size()); word != std::string::npos;) {
+            const std::size_t end = std::min(t.find(' ', word + 1), t.size());
+            std::string next = t.substr(word + 1, end - word - 1);
+            std::erase_if(next, [](char c) { return std::string_view("`*,.;:()\"'").find(c) != std::string_view::npos; });
+            if (std::find(defined.begin(), defined.end(), next) == defined.end()) return reads_as_verb(next);
+            word = end < t.size() ? end : std::string::npos;
+          }
+        }
+        return false;
       };
       if (says == std::string::npos) return opens_with_subject() ? 1.15 : 1.0;
       // The subject opens the sentence ("vLLM's X", "The X") and its verb follows it closely
@@ -237,7 +261,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     const std::string_view section = e.section;
     for (Unit& u : split_units(e, index))
       if (seen.insert(u.text).second) {
-        title.push_back(u.lede ? last_level(section) : "");
+        title.push_back(u.lede && e.kind == "markdown" && levels(section) <= 2 ? last_level(section) : "");
         units.push_back(std::move(u));
       }
   };
@@ -311,13 +335,17 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
       if (names) title_terms.emplace(t, std::move(named));
     }
   }
+  // A sentence about the page or pointing elsewhere ("This page shows", "See ... for more"), or
+  // one that announces what follows, says nothing of the subject itself.
   const auto about_the_page = [](std::string_view text) {
     const std::string opening = lowered(text.substr(0, 16));
     for (const std::string_view page : {"this document", "this page", "this guide", "this section", "this tutorial",
-                                        "this example", "in this "})
+                                        "this example", "in this ", "see ", "here is", "here are", "refer ", "please ",
+                                        "for more"})
       if (opening.starts_with(page)) return true;
-    return false;
+    return trim(text).ends_with(':');
   };
+
   std::vector<double>& score = r.score;
   score.assign(units.size(), 0.0);
   for (std::size_t u = 0; u < units.size(); ++u) {
@@ -337,7 +365,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
         (units[u].code && (is_placeholder(units[u].text) || (kind != QuestionKind::how_to && is_import(units[u].text)))))
       continue;
     score[u] = covered / total * rank_factor(units[u]) *
-               (defines ? kDefiningWeight : shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
+               std::max(defines ? kLedeWeight : 0.0, shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
   return r;
@@ -516,10 +544,11 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
     std::vector<std::size_t>& list = by_source[s];
     std::sort(list.begin(), list.end());
     // What X is: the sentence that defines it first, wherever it stands in the source (but not
-    // away from the field it documents).
+    // away from the field it documents, chosen with it).
     const auto best = std::max_element(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
     if (kind == QuestionKind::what_is && best != list.begin() && !units[*best].code && !units[*best].item &&
-        !units[*best].ends_with_colon && !units[*std::prev(best)].code)
+        !units[*best].ends_with_colon &&
+        !(*best > 0 && units[*best - 1].code && std::find(list.begin(), best, *best - 1) != best))
       std::rotate(list.begin(), best, best + 1);
     append_source(answer, request.evidence[s], units, list);
   }

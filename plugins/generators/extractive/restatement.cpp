@@ -98,7 +98,9 @@ std::size_t find_verb(const Words& lw, std::size_t from, std::size_t to, bool ba
   for (std::size_t v = from; v <= to && v < lw.size(); ++v) {
     if (turns(lw[v]) && lw[v] != "have") return kNone;
     if (!(base ? is_verb(lw[v]) : is_verb_form(lw[v])) || is_determiner(lw[v - 1])) continue;
-    if (lw[v - 1] == "and" || lw[v - 1] == "or") return kNone;  // "shard and quantize": two verbs, one read
+    // "shard and quantize", "allocate and free": two verbs, one read.
+    if (lw[v - 1] == "and" || lw[v - 1] == "or" || (v + 1 < lw.size() && (lw[v + 1] == "and" || lw[v + 1] == "or")))
+      return kNone;
     if (v + 1 < lw.size() && v < to && lw[v] != "have" && lw[v] != "has" &&
         (base ? is_verb(lw[v + 1]) : is_verb_form(lw[v + 1])))
       continue;
@@ -286,7 +288,10 @@ std::string what_lead(const Question& q) {
   if (the || some) {
     const std::size_t begin = the ? the : some;
     // "used for" or "set to" with nothing after it but a preposition: the thing is not named.
-    const auto hangs_after = [&](std::size_t i) { return i + 2 >= n || is_preposition(lw[i + 2]); };
+    const auto hangs_after = [&](std::size_t i) {
+      return i + 2 >= n || is_preposition(lw[i + 2]) || lw[i + 2].ends_with("ly") ||
+             one_of(lw[i + 2], {"when", "while", "if", "during"});
+    };
     if (begin >= n || q.ends_hanging() ||
         std::any_of(lw.begin() + static_cast<std::ptrdiff_t>(begin), lw.end(),
                     [](const std::string& w) { return one_of(w, {"called", "named", "supposed", "going"}); }))
@@ -300,8 +305,17 @@ std::string what_lead(const Question& q) {
   }
   // "What does the usage property return": "What the usage property returns:".
   if (lw[1] == "does" && !is_person(lw[2]) && lw[2] != "it" && lw[2] != "they" && lw[2] != "this" && lw[2] != "that") {
-    const std::size_t v = is_verb(lw.back()) && n > 3 ? n - 1 : find_verb(lw, 3, 1 + kMaxSubjectWords, true);
-    if (v == kNone || std::any_of(lw.begin() + 2, lw.begin() + static_cast<std::ptrdiff_t>(v), turns)) return {};
+    if (lw.back() == "do" || (lw.back() == "like" && lw[n - 2] == "look")) return {};  // "What does X do"
+    std::size_t v = find_verb(lw, 3, 1 + kMaxSubjectWords, true);
+    // A longer subject, its verb last ("What does the usage property of X return"), unless that
+    // word is a noun after a determiner or preposition ("for the return").
+    if (v == kNone && n > 4 && is_verb(lw.back()) && !is_determiner(lw[n - 2]) && !is_preposition(lw[n - 2]) &&
+        !one_of(lw[n - 2], {"is", "are", "and", "or", "to"}))
+      v = n - 1;
+    if (v == kNone || std::any_of(lw.begin() + 2, lw.begin() + static_cast<std::ptrdiff_t>(v), [](const std::string& w) {
+          return turns(w) || w == "do" || w == "and" || w == "or";
+        }))
+      return {};
     return "What " + q.from(2, v) + " " + third_person(lw[v]) + (v + 1 < n ? " " + q.from(v + 1) : "") + ":";
   }
   // What follows "what" must be what is asked for, not a word of another kind ("What else",
@@ -325,6 +339,10 @@ std::string what_lead(const Question& q) {
 }
 
 }  // namespace
+
+bool reads_as_verb(const std::string& word) {
+  return is_verb_form(word) || is_auxiliary(word) || one_of(word, {"put", "puts", "has", "was", "were", "lets"});
+}
 
 std::string restatement(std::string_view question) {
   if (question.find('\n') != std::string_view::npos) return {};

@@ -287,7 +287,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
   bool in_admonition = false;  // reading the indented body of a "!!!" note
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
-    if (!t.empty() && in_admonition && indentation(line) < 4) in_admonition = false;
+    if (!t.empty() && in_admonition && indentation(line) < 4 && !line.starts_with('\t')) in_admonition = false;
     const bool label = !t.empty() && (t[0] == '#' || t.starts_with("!!!") || t.starts_with("???") ||
                                       t.starts_with("<!--") || is_markup(t));
     const bool prose = !t.empty() && !label && t[0] != '|' && !is_list_item(t) && !is_fence_line(t) &&
