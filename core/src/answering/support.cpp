@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rag/glob.hpp"
 #include "rag/question_words.hpp"
 #include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
@@ -97,15 +98,13 @@ std::string stated_text(const Evidence& evidence) {
 }
 
 bool is_test_input(std::string_view kind, std::string_view relative_path) {
-  static constexpr std::string_view kFolders[] = {"tests", "test", "testdata", "fixtures", "benchmarks", "benchmark"};
-  static constexpr std::string_view kData[] = {".txt", ".json", ".jsonl", ".csv", ".tsv"};
-  if (kind != "text" ||
-      std::none_of(std::begin(kData), std::end(kData), [&](std::string_view e) { return relative_path.ends_with(e); }))
-    return false;
-  for (std::size_t begin = 0, end; (end = relative_path.find('/', begin)) != std::string_view::npos; begin = end + 1)
-    if (std::find(std::begin(kFolders), std::end(kFolders), relative_path.substr(begin, end - begin)) != std::end(kFolders))
-      return true;
-  return false;
+  static const std::string kData[] = {"*.txt", "*.json", "*.jsonl", "*.csv", "*.tsv"};
+  static const std::string kFolders[] = {"**/tests/**", "**/test/**",       "**/testdata/**",
+                                         "**/fixtures/**", "**/benchmarks/**", "**/benchmark/**"};
+  const auto matches = [&](const auto& patterns) {
+    return std::any_of(std::begin(patterns), std::end(patterns), [&](const std::string& p) { return glob_match(p, relative_path); });
+  };
+  return kind == "text" && matches(kData) && matches(kFolders);
 }
 
 std::size_t chunks_holding(const Index& index, std::string_view word) {
@@ -134,9 +133,8 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
   }
   for (std::size_t e = 0; e < request.evidence.size() && e < kBestSources; ++e) {
     // The path below the corpus root, as the index holds the file (whole, for a file it lacks).
-    const std::vector<std::uint32_t> ids = index_.chunks_of(request.evidence[e].file_path);
-    const std::string_view relative = ids.empty() ? request.evidence[e].file_path : index_.chunk(ids.front()).relative_path;
-    if (is_test_input(request.evidence[e].kind, relative)) continue;
+    const auto file = index_.file(request.evidence[e].file_path);
+    if (is_test_input(request.evidence[e].kind, file ? file->relative_path : request.evidence[e].file_path)) continue;
     const std::vector<std::string> terms = sorted_terms(stated_text(request.evidence[e]), analyzer_);
     double covered = 0;
     for (std::size_t i = 0; i < words.size(); ++i) covered += rarity[i] * words[i].coverage(terms);

@@ -114,17 +114,43 @@ bool is_marker(QuestionKind kind, const std::string& word, const std::string& ve
   return false;
 }
 
-// How many levels a header path has: "Features > Prefix Caching" has 2.
-std::size_t levels(std::string_view section) {
-  std::size_t n = 1;
-  for (std::size_t at = section.find(" > "); at != std::string_view::npos; at = section.find(" > ", at + 3)) ++n;
-  return n;
+// The title a lede speaks of: the last level of a page's header path, or of a first-level
+// section's ("Features > Prefix Caching" gives "Prefix Caching"); empty for a deeper section, which
+// is about a detail.
+std::string_view page_title(std::string_view section) {
+  const std::size_t cut = section.rfind(" > ");
+  if (cut == std::string_view::npos) return section;
+  return section.substr(0, cut).find(" > ") == std::string_view::npos ? section.substr(cut + 3) : std::string_view();
 }
 
-// The last level of a header path: "Features > Prefix Caching" gives "Prefix Caching".
-std::string_view last_level(std::string_view section) {
-  const std::size_t cut = section.rfind(" > ");
-  return cut == std::string_view::npos ? section : section.substr(cut + 3);
+// A sentence about the page or pointing elsewhere ("This page shows", "See ... for more"), or one
+// that announces what follows, says nothing of the subject itself.
+bool speaks_of_the_page(std::string_view text) {
+  const std::string opening = lowered(text.substr(0, 16));
+  for (const std::string_view page : {"this document", "this page", "this guide", "this section", "this tutorial",
+                                      "this example", "in this ", "see ", "here is", "here are", "refer ", "please ",
+                                      "for more"})
+    if (opening.starts_with(page)) return true;
+  return trim(text).ends_with(':');
+}
+
+// Whether `t` (a sentence, lowered) opens with a word of `subject`, whole, and, after more of the
+// question's words (`defined`: the rest of its name), a verb ("X puts ..."); not where the subject
+// qualifies another noun ("The FP8 model calibration procedure is ...").
+bool opens_with_subject(const std::string& t, const std::vector<std::string>& subject, const std::vector<std::string>& defined) {
+  const auto in_word = [&](std::size_t i) { return i < t.size() && std::isalnum(static_cast<unsigned char>(t[i])) != 0; };
+  for (const std::string& w : subject) {
+    const std::size_t at = t.find(w);
+    if (at > kSubjectOpens || (at > 0 && in_word(at - 1)) || in_word(at + w.size())) continue;
+    for (std::size_t word = t.find(' ', at + w.size()); word != std::string::npos;) {
+      const std::size_t end = std::min(t.find(' ', word + 1), t.size());
+      std::string next = t.substr(word + 1, end - word - 1);
+      std::erase_if(next, [](char c) { return std::string_view("`*,.;:()\"'").find(c) != std::string_view::npos; });
+      if (std::find(defined.begin(), defined.end(), next) == defined.end()) return reads_as_verb(next);
+      word = end < t.size() ? end : std::string::npos;
+    }
+  }
+  return false;
 }
 
 // How an answer names a source in a line of its own: the last level of its section ("LLM.generate"
@@ -161,26 +187,9 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool 
       for (const std::string_view verb : {" is a", " is an", " is the", " are ", " refers to", " means", " stands for",
                                           " allows", " lets ", " provides", " enables", " is used", " is designed"})
         if (const std::size_t at = t.find(verb); at != std::string::npos) says = std::min(says, at);
-      // A sentence that opens with the subject and a verb says something of it ("X puts ...")
-      // even without one of these verbs; not one where the subject qualifies another noun ("The
-      // FP8 model calibration procedure is ...").
-      const auto opens_with_subject = [&] {
-        const auto in_word = [&](std::size_t i) { return i < t.size() && std::isalnum(static_cast<unsigned char>(t[i])) != 0; };
-        for (const std::string& w : subject) {
-          const std::size_t at = t.find(w);
-          if (at > kSubjectOpens || (at > 0 && in_word(at - 1)) || in_word(at + w.size())) continue;  // a whole word
-          // The words after it: more of the question's (the rest of its name), then the verb.
-          for (std::size_t word = t.find(' ', at + w.size()); word != std::string::npos;) {
-            const std::size_t end = std::min(t.find(' ', word + 1), t.size());
-            std::string next = t.substr(word + 1, end - word - 1);
-            std::erase_if(next, [](char c) { return std::string_view("`*,.;:()\"'").find(c) != std::string_view::npos; });
-            if (std::find(defined.begin(), defined.end(), next) == defined.end()) return reads_as_verb(next);
-            word = end < t.size() ? end : std::string::npos;
-          }
-        }
-        return false;
-      };
-      if (says == std::string::npos) return opens_with_subject() ? 1.15 : 1.0;
+      // A sentence that opens with the subject and a verb says something of it even without one
+      // of these verbs.
+      if (says == std::string::npos) return opens_with_subject(t, subject, defined) ? 1.15 : 1.0;
       // The subject opens the sentence ("vLLM's X", "The X") and its verb follows it closely
       // ("X (Y) is a"); else the verb may be said of something else ("..., which is used").
       return named <= kSubjectOpens && says >= named_end && says - named_end <= kSubjectToVerb ? kDefiningWeight : 1.15;
@@ -258,10 +267,9 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   std::set<std::string> seen;
   std::vector<std::string_view> title;  // each unit's source's title when the unit is its lede
   const auto add_units = [&](const Evidence& e, std::size_t index) {
-    const std::string_view section = e.section;
     for (Unit& u : split_units(e, index))
       if (seen.insert(u.text).second) {
-        title.push_back(u.lede && e.kind == "markdown" && levels(section) <= 2 ? last_level(section) : "");
+        title.push_back(u.lede && e.kind == "markdown" ? page_title(e.section) : "");
         units.push_back(std::move(u));
       }
   };
@@ -335,22 +343,11 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
       if (names) title_terms.emplace(t, std::move(named));
     }
   }
-  // A sentence about the page or pointing elsewhere ("This page shows", "See ... for more"), or
-  // one that announces what follows, says nothing of the subject itself.
-  const auto about_the_page = [](std::string_view text) {
-    const std::string opening = lowered(text.substr(0, 16));
-    for (const std::string_view page : {"this document", "this page", "this guide", "this section", "this tutorial",
-                                        "this example", "in this ", "see ", "here is", "here are", "refer ", "please ",
-                                        "for more"})
-      if (opening.starts_with(page)) return true;
-    return trim(text).ends_with(':');
-  };
-
   std::vector<double>& score = r.score;
   score.assign(units.size(), 0.0);
   for (std::size_t u = 0; u < units.size(); ++u) {
     const auto titled = title_terms.find(title[u]);
-    const bool defines = titled != title_terms.end() && !about_the_page(units[u].text);
+    const bool defines = titled != title_terms.end() && !speaks_of_the_page(units[u].text);
     if (defines) {  // the title's words, as the lede's implicit subject
       std::vector<std::string> both;
       std::set_union(terms[u].begin(), terms[u].end(), titled->second.begin(), titled->second.end(), std::back_inserter(both));

@@ -136,6 +136,15 @@ struct Question {
     }
     return s;
   }
+  // The question's words from `subject` on as a statement, its verb at `v` in the third person
+  // when "does" asked it: "(does) vLLM handle X" -> "vLLM handles X".
+  std::string statement(std::size_t subject, std::size_t v, bool does) const {
+    std::string s = from(subject, v);
+    s += ' ';
+    s += does ? third_person(lw[v]) : lw[v];
+    if (v + 1 < w.size()) s += ' ', s += from(v + 1);
+    return s;
+  }
   // "when X" as "When X"; a name stays as written ("vLLM", "tensor_parallel_size").
   std::string capitalised(std::size_t begin) const {
     std::string s = from(begin);
@@ -181,9 +190,7 @@ std::string subject_lead(const std::string& head, const Question& q, std::size_t
   // "What method does the LLM class provide": "The method the LLM class provides".
   const std::size_t v = find_verb(lw, aux + 2, aux + 1 + kMaxSubjectWords, true);
   if (v == kNone) return {};
-  const std::string rest = q.from(v + 1);
-  return head + " " + q.from(aux + 1, v) + " " + (a == "does" ? third_person(lw[v]) : lw[v]) + (rest.empty() ? "" : " " + rest) +
-         ":";
+  return head + " " + q.statement(aux + 1, v, a == "does") + ":";
 }
 
 // Two questions in one ("..., and can I change it", "...; does it work", "..., also is it on").
@@ -207,10 +214,7 @@ std::string why_lead(const Question& q) {
   } else if (lw[1] == "does") {
     const std::size_t v = find_verb(lw, 3, 1 + kMaxSubjectWords, true);
     if (v == kNone) return {};
-    lead += q.from(2, v);
-    lead += ' ';
-    lead += third_person(lw[v]);
-    if (v + 1 < q.size()) lead += ' ', lead += q.from(v + 1);
+    lead += q.statement(2, v, true);
   } else {
     return {};
   }
@@ -234,8 +238,7 @@ std::string how_lead(const Question& q) {
     if (is_person(lw[2]) || lw[2] == "they") return {};
     const std::size_t v = find_verb(lw, 3, 1 + kMaxSubjectWords, true);
     if (v == kNone) return {};
-    return "How " + q.from(2, v) + " " + (lw[1] == "does" ? third_person(lw[v]) : lw[v]) +
-           (v + 1 < n ? " " + q.from(v + 1) : "") + ":";
+    return "How " + q.statement(2, v, lw[1] == "does") + ":";
   }
   // "How is X computed in Y": "How X is computed in Y:".
   if (lw[1] == "is" || lw[1] == "are") {
@@ -316,7 +319,7 @@ std::string what_lead(const Question& q) {
           return turns(w) || w == "do" || w == "and" || w == "or";
         }))
       return {};
-    return "What " + q.from(2, v) + " " + third_person(lw[v]) + (v + 1 < n ? " " + q.from(v + 1) : "") + ":";
+    return "What " + q.statement(2, v, true) + ":";
   }
   // What follows "what" must be what is asked for, not a word of another kind ("What else",
   // "What exactly", "What if", "What determines X").

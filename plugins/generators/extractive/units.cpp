@@ -288,8 +288,8 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
     if (!t.empty() && in_admonition && indentation(line) < 4 && !line.starts_with('\t')) in_admonition = false;
-    const bool label = !t.empty() && (t[0] == '#' || t.starts_with("!!!") || t.starts_with("???") ||
-                                      t.starts_with("<!--") || is_markup(t));
+    const bool note = t.starts_with("!!!") || t.starts_with("???");  // an admonition's title
+    const bool label = !t.empty() && (t[0] == '#' || note || t.starts_with("<!--") || is_markup(t));
     const bool prose = !t.empty() && !label && t[0] != '|' && !is_list_item(t) && !is_fence_line(t) &&
                        !t.ends_with(" \\") && fence.empty() && !w.in_statement();
     if (lede == Lede::unknown && !t.empty()) {
@@ -305,7 +305,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
       w.lede(false);
       lede = Lede::done;
     }
-    if (t.starts_with("!!!") || t.starts_with("???")) in_admonition = true;
+    if (note) in_admonition = true;
     if (is_fence_line(t)) {
       w.flush();
       if (fence.empty()) fence = t.substr(0, 3);
