@@ -261,6 +261,19 @@ TEST(Translation, TheGlossaryComesBeforeTheDictionaries) {
   EXPECT_EQ(translator.translate("Quelle carte graphique ?"), "which GPU");
 }
 
+// A one-word term whose stem is a question or function word's is not read there: "comando"
+// and "cómo" share Snowball's Spanish stem; a term of several words may start with one.
+TEST(Translation, AOneWordTermLeavesQuestionAndFunctionWordsAlone) {
+  testing::TempDir dir;
+  const QueryTranslator translator(with_glossary(dir,
+                                                 "fr\tcomment\tremark\n"
+                                                 "fr\tle\tthe thing\n"
+                                                 "ru\tпо умолчанию\tdefault\n"));
+  EXPECT_THAT(translator.translate("Comment démarrer le serveur ?"),
+              AllOf(HasSubstr("how"), Not(HasSubstr("remark")), Not(HasSubstr("thing"))));
+  EXPECT_THAT(translator.translate("Какой порт по умолчанию?"), HasSubstr("default"));
+}
+
 TEST(Translation, GlossaryTermsAreCutAsQuestionsAre) {
   testing::TempDir dir;
   // A byte order mark, an apostrophe, a name in Latin letters in a Russian term, and a language

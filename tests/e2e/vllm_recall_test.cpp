@@ -83,7 +83,7 @@ TEST_F(VllmRecall, EverydayQuestionsAnsweredAcceptably) {
     const char* file;
     double share;
     int cited;
-  } sets[] = {{"everyday_facts.json", 0.85, 1}, {"everyday_facts_heldout.json", 0.62, 0}};
+  } sets[] = {{"everyday_facts.json", 0.85, 1}, {"everyday_facts_heldout.json", 0.80, 0}};
   for (const auto& set : sets) {
     const auto facts = kSource / "tests/answers" / set.file;
     const auto answers = *scratch_ / "answers";
@@ -139,6 +139,16 @@ TEST_F(VllmRecall, SearchReadsOtherLanguagesInEnglish) {
   EXPECT_EQ(results["retrieved_chunks"][0]["file_path"], "data/raw/vllm-0.10.1/docs/features/spec_decode.md");
   ASSERT_EQ(run("search 'speculative decoding' -k 5 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
   EXPECT_FALSE(nlohmann::json::parse(testing::read_all(out)).contains("translated_query"));  // English as it is
+  // Programming words in their software sense (configs/glossary.tsv), where a general dictionary
+  // reads "определён" as determine, "класс" as klass, "valeur" as worth and "carpeta" as carpet.
+  const auto read_as = [&](const std::string& query) {
+    EXPECT_EQ(run("search '" + query + "' -k 1 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+    return nlohmann::json::parse(testing::read_all(out));
+  };
+  EXPECT_EQ(read_as("Где определён класс SamplingParams?")["translated_query"], "where defined class SamplingParams");
+  EXPECT_EQ(read_as("Quelle est la valeur par défaut de top_k ?")["translated_query"], "which value default top_k");
+  EXPECT_EQ(read_as("¿Cómo cargo un modelo desde una carpeta local?")["translated_query"], "how load model since folder local");
+  EXPECT_EQ(read_as("Wo ist die Klasse LLM definiert?")["translated_query"], "where class LLM defined");
 }
 
 // A misspelt word the corpus lacks is read as the corpus spells it, and said so; an English word

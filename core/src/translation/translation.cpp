@@ -315,17 +315,20 @@ QueryTranslator::~QueryTranslator() = default;
 namespace {
 
 // The glossary's terms in a question's tokens, longest first at each place: `term[i]` is the
-// term token i starts, `inside[i]` whether token i is part of one.
+// term token i starts, `inside[i]` whether token i is part of one. A one-word term never takes a
+// question or function word (`closed`): its stem may be theirs ("comando" and "cómo" are both
+// "com" to Snowball's Spanish stemmer), and "how" must stay "how".
 struct Glossed {
   std::vector<const Glossary::Term*> term;
   std::vector<bool> inside;
 };
 
-Glossed glossed(const Glossary& glossary, std::string_view code, const std::vector<std::string>& stems) {
+Glossed glossed(const Glossary& glossary, std::string_view code, const std::vector<std::string>& stems, const std::vector<bool>& closed) {
   Glossed out{std::vector<const Glossary::Term*>(stems.size(), nullptr), std::vector<bool>(stems.size(), false)};
   for (std::size_t i = 0; i < stems.size();) {
     std::size_t length = 0;
     out.term[i] = glossary.match(code, stems, i, length);
+    if (out.term[i] != nullptr && length == 1 && closed[i]) out.term[i] = nullptr;
     if (out.term[i] == nullptr) length = 1;
     else std::fill(out.inside.begin() + static_cast<std::ptrdiff_t>(i), out.inside.begin() + static_cast<std::ptrdiff_t>(i + length), true);
     i += length;
@@ -474,7 +477,12 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
   const std::vector<Token> tokens = tokens_of(question, code);
   const auto& vocabulary = question_vocabulary(code);
   const Stemmer stemmer(code);
-  const Glossed terms = glossed(state_->glossary, code, stems_of(tokens, stemmer));
+  std::vector<bool> closed;  // question and function words
+  for (const Token& t : tokens) {
+    const std::string w = utf8::lower(t.text);
+    closed.push_back(vocabulary.count(w) > 0 || is_function_word(code, w));
+  }
+  const Glossed terms = glossed(state_->glossary, code, stems_of(tokens, stemmer), closed);
   // The words to look up: not kept, not in the glossary, not function words, not what is asked.
   std::vector<std::string> words;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
