@@ -270,6 +270,26 @@ TEST(ExtractiveGenerator, AConditionBringsItsBody) {
   EXPECT_THAT(answer, Not(HasSubstr("else:")));
 }
 
+TEST(ExtractiveGenerator, ACommentInACodeBlockBringsTheLinesItLabels) {
+  // The comment says what the question asks, in its words; the lines under it say how. The next
+  // comment labels other lines.
+  const GenerationRequest r = ask("How do I disable usage stats collection?",
+                                  {source(1, "markdown",
+                                          "You can opt out by setting an environment variable:\n\n"
+                                          "```bash\n"
+                                          "# Any of the following methods can disable usage stats collection\n"
+                                          "export VLLM_NO_USAGE_STATS=1\n"
+                                          "export DO_NOT_TRACK=1\n"
+                                          "# Then start the server\n"
+                                          "vllm serve model\n"
+                                          "```\n")});
+  const std::string answer = make()->generate(r);
+  EXPECT_THAT(answer, HasSubstr("# Any of the following methods can disable usage stats collection\n"
+                                "export VLLM_NO_USAGE_STATS=1\n"
+                                "export DO_NOT_TRACK=1\n```"));
+  EXPECT_THAT(answer, Not(HasSubstr("vllm serve model")));
+}
+
 TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
   // Two sentences that cover the question fill the length; the one that names the command takes
   // the place of the weaker.

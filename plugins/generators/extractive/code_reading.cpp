@@ -57,6 +57,11 @@ bool opens_block(std::string_view statement) {
   return false;
 }
 
+bool is_code_comment(std::string_view statement) {
+  const std::string_view t = trim(statement);
+  return t.starts_with("# ") || t.starts_with("// ");
+}
+
 bool gives_value(std::string_view code) {
   const std::size_t eq = code.find('=');
   return eq != std::string_view::npos && eq > 0 && eq + 1 < code.size() && code[eq + 1] != '=' && code[eq - 1] != '=' &&

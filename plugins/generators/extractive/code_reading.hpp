@@ -19,6 +19,9 @@ bool is_import(std::string_view statement);
 /// Whether a code statement opens a block of control flow ("if x:", "for a in b:", "except E:"),
 /// whose body says what happens then.
 bool opens_block(std::string_view statement);
+/// A comment line inside a code block ("# Any of these disable usage stats", "// then launch"):
+/// a label for the code after it, until the next comment. Not a C preprocessor line ("#include").
+bool is_code_comment(std::string_view statement);
 /// The default `code` (one statement) gives `name`, empty when none: a parameter's or a typed
 /// field's (`name: T = v`, a def's `name=v`, `self.name: T = v`), or the fallback of a lookup by
 /// name (`getattr(x, "name", v)`, `config.get("name", v)`, `os.getenv("NAME", v)`). A keyword

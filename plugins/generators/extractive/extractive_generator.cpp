@@ -414,6 +414,18 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       }
       return;
     }
+    if (code && is_code_comment(units[unit].text)) {
+      // A comment in a code block labels the lines after it ("# Any of these disable usage
+      // stats"): quoted alone it names what to do but not how.
+      for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
+        const Unit& labelled = units[next];
+        if (labelled.evidence != units[unit].evidence || !labelled.code || is_code_comment(labelled.text) ||
+            used + labelled.chars > max_chars_ + kAnnouncedItemsExtra)
+          break;
+        also_choose(next);
+      }
+      return;
+    }
     if (!units[unit].ends_with_colon && !(code && gives_value(units[unit].text))) return;
     for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
       Unit& follower = units[next];
