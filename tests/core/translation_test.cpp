@@ -17,6 +17,7 @@ namespace rag {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -60,6 +61,10 @@ TEST(Translation, FrenchWordsTranslatedIdentifiersKeptFunctionWordsDropped) {
   EXPECT_EQ(translator.translate("Où est-il installé ?"), translator.translate("Où est installé ?"));
   EXPECT_EQ(translator.translate("Le modèle a-t-il une mémoire ?"), translator.translate("Le modèle a une mémoire ?"));
   EXPECT_THAT(translator.translate("Comment activer enable-lora ?"), HasSubstr("enable-lora"));
+  // Possessives and auxiliaries carry no topic either; "combien" and "à quoi sert" say what is asked.
+  EXPECT_EQ(translator.translate("Comment installer mon modèle ?"), "how install model|pattern");
+  EXPECT_EQ(translator.translate("À quoi sert tensor_parallel_size ?"), "what used for tensor_parallel_size");
+  EXPECT_THAT(translator.translate("Combien de mémoire ?"), AllOf(HasSubstr("how many"), HasSubstr("memory")));
 }
 
 TEST(Translation, TheCorpusChoosesAmongTranslations) {
@@ -328,6 +333,12 @@ TEST(Translation, RealDictionariesReadEverydayQuestions) {
               AllOf(HasSubstr("default"), HasSubstr("value"), HasSubstr("gpu_memory_utilization")));
   EXPECT_THAT(translator.translate("Как запустить OpenAI-совместимый сервер?"),
               AllOf(HasSubstr("how"), HasSubstr("start"), HasSubstr("OpenAI"), HasSubstr("server")));
+  // Question words in every case, the verbs questions use most in their inflected forms.
+  EXPECT_THAT(translator.translate("Auf welchem Port lauscht vllm serve standardmäßig?"),
+              AllOf(HasSubstr("which"), HasSubstr("default"), Not(HasSubstr("who"))));
+  EXPECT_THAT(translator.translate("Was macht enforce_eager?"), AllOf(HasSubstr("what does"), Not(HasSubstr("power"))));
+  EXPECT_THAT(translator.translate("¿Cuántos logprobs devuelve vLLM?"), AllOf(HasSubstr("how many"), HasSubstr("returns")));
+  EXPECT_THAT(translator.translate("¿Cómo hago un benchmark de mi servidor?"), Not(AnyOf(HasSubstr("hago"), HasSubstr(" mi "))));
 }
 
 }  // namespace
