@@ -349,6 +349,16 @@ TEST(ExtractiveGenerator, AFieldBringsTheRestOfItsDocstringWhileItFits) {
               AllOf(HasSubstr("enforce_eager: bool = False"), Not(HasSubstr("CUDA graph"))));
 }
 
+TEST(ExtractiveGenerator, ALaterSentenceOfADocstringBringsItsFieldToo) {
+  // "than this" says nothing without the field it documents.
+  const Evidence e = source(1, "python",
+                            "class ModelConfig:\n    max_seq_len_to_capture: int = 8192\n    \"\"\"Maximum sequence len "
+                            "covered by CUDA graphs. When a sequence has context length larger than this, we fall back "
+                            "to eager mode.\"\"\"\n");
+  const std::string answer = make("{max_units: 1}")->generate(ask("When does vLLM fall back to eager mode?", {e}));
+  EXPECT_THAT(answer, AllOf(HasSubstr("max_seq_len_to_capture: int = 8192"), HasSubstr("we fall back to eager mode.")));
+}
+
 TEST(ExtractiveGenerator, WhatAParameterDoesIsSaidByItsFieldNotByACallThatSetsIt) {
   const GenerationRequest r =
       ask("What does the seed parameter of SamplingParams do?",

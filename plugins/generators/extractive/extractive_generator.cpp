@@ -387,10 +387,17 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     used += units[unit].chars;
   };
   const auto take = [&](std::size_t unit) {
-    // A field's docstring says what it is but not its name: the field comes with it.
-    if (unit > 0 && !units[unit].code && units[unit - 1].code && units[unit - 1].evidence == units[unit].evidence &&
-        gives_value(units[unit - 1].text) && request.evidence[units[unit].evidence].kind == "python")
-      also_choose(unit - 1);
+    // A field's docstring says what it is but not its name, its later sentences not even what
+    // ("When a sequence is longer than this, ..."): the field comes with it.
+    if (!units[unit].code && request.evidence[units[unit].evidence].kind == "python") {
+      std::size_t field = unit;
+      while (field > 0 && unit - field < kMaxFollowUnits && units[field - 1].evidence == units[unit].evidence &&
+             !units[field - 1].code && !units[field - 1].item)
+        --field;
+      if (field > 0 && units[field - 1].code && units[field - 1].evidence == units[unit].evidence &&
+          gives_value(units[field - 1].text))
+        also_choose(field - 1);
+    }
     // A table row is read under its header.
     if (units[unit].row() && !units[unit].header)
       for (std::size_t row = unit; row-- > 0 && units[row].evidence == units[unit].evidence && units[row].row();)
