@@ -333,6 +333,10 @@ TEST(Translation, RealDictionariesReadEverydayQuestions) {
               AllOf(HasSubstr("default"), HasSubstr("value"), HasSubstr("gpu_memory_utilization")));
   EXPECT_THAT(translator.translate("Как запустить OpenAI-совместимый сервер?"),
               AllOf(HasSubstr("how"), HasSubstr("start"), HasSubstr("OpenAI"), HasSubstr("server")));
+  // A German compound no dictionary lists is read as its parts, a linking s dropped (without the
+  // corpus to choose, in the dictionary's first senses: "Modell" is "version" first).
+  EXPECT_THAT(translator.translate("Wo liegen die Modellgewichte?"), AllOf(HasSubstr("version"), HasSubstr("weights")));
+  EXPECT_THAT(translator.translate("Ich habe keine Kalibrierungsdaten."), AllOf(HasSubstr("calibrating"), HasSubstr("data")));
   // Question words in every case, the verbs questions use most in their inflected forms.
   EXPECT_THAT(translator.translate("Auf welchem Port lauscht vllm serve standardmäßig?"),
               AllOf(HasSubstr("which"), HasSubstr("default"), Not(HasSubstr("who"))));

@@ -151,6 +151,9 @@ TEST_F(VllmRecall, SearchReadsOtherLanguagesInEnglish) {
   EXPECT_EQ(read_as("¿Cómo cargo un modelo desde una carpeta local?")["translated_query"], "how load model since folder local");
   EXPECT_EQ(read_as("Wo ist die Klasse LLM definiert?")["translated_query"], "where class LLM defined");
   EXPECT_EQ(read_as("Где реализован парсер вызовов инструментов?")["translated_query"], "where implemented parser call tool");
+  EXPECT_EQ(read_as("Wo liegen die Modellgewichte?")["translated_query"], "where lie model weights");
+  // A cognate of two letters before its ending ("opción": option).
+  EXPECT_EQ(read_as("¿Para qué sirve la opción --served-model-name?")["translated_query"], "what used for option served-model-name");
 }
 
 // A misspelt word the corpus lacks is read as the corpus spells it, and said so; an English word

@@ -83,7 +83,7 @@ std::vector<std::string> cognates(std::string_view code, std::string_view word) 
   std::vector<std::string> guesses;
   const auto change_ending = [&](const std::string& form) {
     for (const auto& [from, to] : rules->second)
-      if (form.size() > from.size() + 2 && form.ends_with(from))
+      if (form.size() >= from.size() + 2 && form.ends_with(from))
         guesses.push_back(form.substr(0, form.size() - from.size()).append(to));
   };
   change_ending(plain);

@@ -26,6 +26,8 @@ constexpr std::size_t kTranslationsPerWord = 2;
 // A reading the corpus uses this many times less than the word's most used one is another sense
 // it hardly has ("serveur": server, thousands of times, not waiter, once).
 constexpr std::size_t kRareSense = 100;
+// The shortest part, in letters, a German compound is cut into ("Modell|gewichte").
+constexpr std::size_t kMinCompoundPart = 4;
 
 // What Debian calls the packages of the default dictionaries, for the message when one is missing.
 std::string package_of(const std::string& name) {
@@ -85,7 +87,7 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
        {{"cómo", "how"}, {"como", "how"}, {"qué", "what"}, {"quién", "who"}, {"quiénes", "who"}, {"dónde", "where"}, {"donde", "where"},
         {"cuál", "which"}, {"cuáles", "which"}, {"cuánto", "how many"}, {"cuántos", "how many"},
         {"cuánta", "how much"}, {"cuántas", "how many"}, {"hace", "does"}, {"hacen", "do"}, {"hago", ""},
-        {"funciona", "works"}, {"devuelve", "returns"}, {"devuelva", "return"}, {"devolver", "return"},
+        {"funciona", "works"}, {"sirve", "used for"}, {"sirven", "used for"}, {"devuelve", "returns"}, {"devuelva", "return"}, {"devolver", "return"},
         {"consigo", "get"}, {"conseguir", "get"}, {"usa", "uses"}, {"usan", "use"}, {"usando", "using"}, {"defecto", "default"}, {"predeterminado", "default"},
         {"iniciar", "start"}, {"inicio", "start"}, {"arrancar", "start"}, {"arranco", "start"},
         {"instalar", "install"}, {"instalo", "install"}, {"usar", "use"}, {"uso", "use"}, {"utilizar", "use"},
@@ -283,6 +285,11 @@ TranslationConfig TranslationConfig::from_options(Options& options, const std::f
   return config;
 }
 
+// A German compound's two parts, lowered.
+struct Compound {
+  std::string first, second;
+};
+
 struct QueryTranslator::State {
   TranslationConfig config;
   Glossary glossary;
@@ -303,6 +310,13 @@ struct QueryTranslator::State {
   // The English of each of `words` (lowered), from the first of `choices` that knows it.
   std::map<std::string, std::vector<std::string>> look_up(const std::vector<DictionaryChoice>& choices,
                                                           const std::vector<std::string>& words, const Stemmer& stemmer);
+  // German compounds among `words` that no dictionary lists and the corpus does not use
+  // ("Modellgewichte", "Kalibrierungsdaten"), each as its two parts that `choices` know (their
+  // English added to `english`): the first such cut from the shortest first part of
+  // kMinCompoundPart letters, a linking s, es, n or en dropped ("Kalibrierungs|daten").
+  std::map<std::string, Compound> split_compounds(const std::vector<DictionaryChoice>& choices, const std::vector<std::string>& words,
+                                                  std::map<std::string, std::vector<std::string>>& english,
+                                                  const QueryTranslator::WordCount& corpus_count, const Stemmer& stemmer);
 };
 
 QueryTranslator::QueryTranslator() : state_(std::make_unique<State>()) {}
@@ -470,6 +484,40 @@ std::map<std::string, std::vector<std::string>> QueryTranslator::State::look_up(
   return english;
 }
 
+std::map<std::string, Compound> QueryTranslator::State::split_compounds(const std::vector<DictionaryChoice>& choices,
+                                                                       const std::vector<std::string>& words,
+                                                                       std::map<std::string, std::vector<std::string>>& english,
+                                                                       const QueryTranslator::WordCount& corpus_count,
+                                                                       const Stemmer& stemmer) {
+  std::map<std::string, std::vector<Compound>> cuts;  // each word's, shortest first part first
+  std::vector<std::string> parts;
+  for (const std::string& w : words) {
+    if (english.count(w) || (corpus_count && corpus_count(w) > 0)) continue;
+    std::vector<std::size_t> starts;  // of its code points
+    for (std::size_t at = 0; at < w.size(); ++at)
+      if (utf8::is_lead_byte(static_cast<unsigned char>(w[at]))) starts.push_back(at);
+    for (std::size_t k = kMinCompoundPart; k + kMinCompoundPart <= starts.size(); ++k) {
+      const std::string first = w.substr(0, starts[k]), second = w.substr(starts[k]);
+      for (const std::string_view link : {"", "s", "es", "n", "en"})
+        if (first.ends_with(link) && first.size() - link.size() >= kMinCompoundPart) {
+          cuts[w].push_back({first.substr(0, first.size() - link.size()), second});
+          parts.push_back(cuts[w].back().first);
+          parts.push_back(second);
+        }
+    }
+  }
+  if (cuts.empty()) return {};
+  for (auto& [part, found] : look_up(choices, parts, stemmer)) english.emplace(part, std::move(found));
+  std::map<std::string, Compound> compounds;
+  for (const auto& [w, list] : cuts)
+    for (const Compound& c : list)
+      if (english.count(c.first) && english.count(c.second)) {
+        compounds.emplace(w, c);
+        break;
+      }
+  return compounds;
+}
+
 std::string QueryTranslator::translate(std::string_view question, const WordCount& count_in_corpus) const {
   if (!state_->config.enabled) return std::string(question);
   const std::string code(detect_language(question));
@@ -501,7 +549,9 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
         std::find(words.begin(), words.end(), w) == words.end() && words.size() < kMaxLookedUp)
       words.push_back(w);
   }
-  const std::map<std::string, std::vector<std::string>> english = state_->look_up(choices->second, words, stemmer);
+  std::map<std::string, std::vector<std::string>> english = state_->look_up(choices->second, words, stemmer);
+  const std::map<std::string, Compound> compounds =
+      code == "de" ? state_->split_compounds(choices->second, words, english, corpus_count, stemmer) : std::map<std::string, Compound>();
   QueryWriter query;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
@@ -516,6 +566,12 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
       continue;
     } else if (std::find(words.begin(), words.end(), w) == words.end()) {
       query.add(t.text);  // past kMaxLookedUp words
+    } else if (const auto c = compounds.find(w); c != compounds.end()) {
+      for (const std::string& part : {c->second.first, c->second.second}) {
+        std::size_t length = 0;  // a part the glossary holds reads as it says ("Modell": model)
+        if (const Glossary::Term* term = state_->glossary.match(code, {stemmer.stem(part)}, 0, length)) query.add(term->english);
+        else query.add_readings(readings_of(code, Token{part, false}, part, english.at(part), corpus_count));
+      }
     } else {
       const auto e = english.find(w);
       query.add_readings(readings_of(code, t, w, e == english.end() ? std::vector<std::string>() : e->second, corpus_count));
