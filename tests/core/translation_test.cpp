@@ -336,7 +336,10 @@ TEST(Translation, RealDictionariesReadEverydayQuestions) {
   // A German compound no dictionary lists is read as its parts, a linking s dropped (without the
   // corpus to choose, in the dictionary's first senses: "Modell" is "version" first).
   EXPECT_THAT(translator.translate("Wo liegen die Modellgewichte?"), AllOf(HasSubstr("version"), HasSubstr("weights")));
-  EXPECT_THAT(translator.translate("Ich habe keine Kalibrierungsdaten."), AllOf(HasSubstr("calibrating"), HasSubstr("data")));
+  EXPECT_THAT(translator.translate("Ich habe keine Kalibrierungsdaten."), AllOf(HasSubstr("calibrat"), HasSubstr("data")));
+  // The cut with the longest first part: "Speicher|länge", not "Speich|erlänge" (a spoke and,
+  // by a loose match of its stem, "erlangen").
+  EXPECT_THAT(translator.translate("Wie setze ich die Speicherlänge?"), AllOf(HasSubstr("length"), Not(HasSubstr("reach"))));
   // Question words in every case, the verbs questions use most in their inflected forms.
   EXPECT_THAT(translator.translate("Auf welchem Port lauscht vllm serve standardmäßig?"),
               AllOf(HasSubstr("which"), HasSubstr("default"), Not(HasSubstr("who"))));

@@ -152,6 +152,15 @@ TEST_F(VllmRecall, SearchReadsOtherLanguagesInEnglish) {
   EXPECT_EQ(read_as("Wo ist die Klasse LLM definiert?")["translated_query"], "where class LLM defined");
   EXPECT_EQ(read_as("Где реализован парсер вызовов инструментов?")["translated_query"], "where implemented parser call tool");
   EXPECT_EQ(read_as("Wo liegen die Modellgewichte?")["translated_query"], "where lie model weights");
+  // A compound's part the corpus uses as written ("Batch" in "Batchgröße"); a word that shares a
+  // glossary term's stem but not its sense ("andere", other, and "ändern", change); questions
+  // whose function words tie between languages ("Welche ... gibt es?" is German) or hide in a
+  // hyphen ("Peut-on"); "¿Por qué?" is why.
+  EXPECT_EQ(read_as("Welche Batchgröße verwende ich?")["translated_query"], "which batch size|largeness use");
+  EXPECT_EQ(read_as("Welche anderen Modelle gibt es?")["translated_query"], "which other model");
+  EXPECT_EQ(read_as("Welche Sprachmodelle gibt es?")["translated_query"], "which language model");
+  EXPECT_EQ(read_as("Peut-on lancer vLLM sans GPU ?")["translated_query"], "start run vLLM GPU");
+  EXPECT_EQ(read_as("¿Por qué sale un error?")["translated_query"], "why appears error");
   // A cognate of two letters before its ending ("opción": option).
   EXPECT_EQ(read_as("¿Para qué sirve la opción --served-model-name?")["translated_query"], "what used for option served-model-name");
 }

@@ -288,6 +288,17 @@ TEST(ExtractiveGenerator, ACommentInACodeBlockBringsTheLinesItLabels) {
                                 "export VLLM_NO_USAGE_STATS=1\n"
                                 "export DO_NOT_TRACK=1\n```"));
   EXPECT_THAT(answer, Not(HasSubstr("vllm serve model")));
+  // Nor past the end of its block: the next block is another command's, whatever it holds.
+  const std::string two_blocks = make()->generate(ask("How do I disable usage stats collection?",
+                                                      {source(1, "markdown",
+                                                              "```bash\n"
+                                                              "# Any of the following methods can disable usage stats collection\n"
+                                                              "export VLLM_NO_USAGE_STATS=1\n"
+                                                              "```\n\n## Serving\n\n```bash\n"
+                                                              "vllm serve model\n"
+                                                              "```\n")}));
+  EXPECT_THAT(two_blocks, HasSubstr("export VLLM_NO_USAGE_STATS=1\n```"));
+  EXPECT_THAT(two_blocks, Not(HasSubstr("vllm serve model")));
 }
 
 TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {

@@ -30,7 +30,7 @@ const std::array<LatinLanguage, 4>& latin_languages() {
       {"fr",
        {"le", "la", "les", "des", "du", "un", "une", "est", "sont", "quel", "quelle", "quels", "quelles", "comment",
         "pourquoi", "quand", "où", "que", "qui", "quoi", "dans", "pour", "avec", "et", "ou", "sur", "par", "au",
-        "aux", "ce", "cette", "ces", "peut", "faut", "je", "il", "elle", "on", "nous", "vous", "ne", "pas", "se",
+        "aux", "ce", "cette", "ces", "peut", "faut", "sans", "je", "il", "elle", "on", "nous", "vous", "ne", "pas", "se",
         "être", "lorsque", "comme", "en", "entre", "de", "à", "l", "d", "j", "n", "qu"},
        U"çèêàùœâîôûëïé"},
       {"es",
@@ -41,7 +41,7 @@ const std::array<LatinLanguage, 4>& latin_languages() {
       {"de",
        {"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "ist", "sind", "wie", "was",
         "welche", "welcher", "welches", "warum", "wann", "wo", "und", "oder", "mit", "für", "von", "zu", "auf", "im",
-        "kann", "können", "muss", "werden", "wird", "ich", "man", "nicht", "bei", "auch"},
+        "kann", "können", "muss", "werden", "wird", "ich", "man", "nicht", "bei", "auch", "gibt", "sich", "nach", "dass"},
        U"ßäöü"},
   }};
   return languages;
@@ -214,7 +214,7 @@ bool is_function_word(std::string_view code, std::string_view word) {
   // it is) but as void of topic: possessives, pronouns, auxiliaries, particles.
   static const std::map<std::string_view, std::vector<std::string_view>> more = {
       {"fr", {"mon", "ma", "mes", "ton", "ta", "tes", "son", "sa", "ses", "notre", "nos", "votre", "vos", "leur", "leurs",
-              "ça", "cela", "ceci", "y", "tout", "tous", "toute", "toutes", "même", "déjà", "très", "aussi", "dont",
+              "ça", "cela", "ceci", "environ", "y", "tout", "tous", "toute", "toutes", "même", "déjà", "très", "aussi", "dont",
               "ai", "as", "a", "avons", "avez", "ont", "suis", "sommes", "êtes", "été", "me", "te", "m", "t", "s"}},
       {"es", {"mi", "mis", "tu", "tus", "nuestro", "nuestra", "nuestros", "este", "esta", "estos", "estas", "esto",
               "eso", "ese", "esa", "todo", "todos", "toda", "todas", "muy", "ya", "también", "tengo", "tiene",

@@ -26,8 +26,12 @@ constexpr std::size_t kTranslationsPerWord = 2;
 // A reading the corpus uses this many times less than the word's most used one is another sense
 // it hardly has ("serveur": server, thousands of times, not waiter, once).
 constexpr std::size_t kRareSense = 100;
-// The shortest part, in letters, a German compound is cut into ("Modell|gewichte").
+// The shortest part, in letters, a German compound is cut into ("Modell|gewichte"); the longest
+// word cut, and how many words of a question are, so that a long question of long unknown words
+// costs milliseconds, not seconds, of dictionary lookups.
 constexpr std::size_t kMinCompoundPart = 4;
+constexpr std::size_t kMaxCompoundLetters = 30;
+constexpr std::size_t kMaxCompounds = 8;
 
 // What Debian calls the packages of the default dictionaries, for the message when one is missing.
 std::string package_of(const std::string& name) {
@@ -66,7 +70,11 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
       {"de",
        {{"wie", "how"}, {"warum", "why"}, {"wieso", "why"}, {"wo", "where"}, {"was", "what"}, {"wer", "who"}, {"welche", "which"},
         {"welcher", "which"}, {"welches", "which"}, {"welchem", "which"}, {"welchen", "which"},
-        {"macht", "does"}, {"machen", "do"}, {"funktioniert", "works"}, {"verwendet", "uses"}, {"benutzt", "uses"},
+        {"macht", "does"}, {"machen", "do"}, {"andere", "other"}, {"anderen", "other"}, {"anderer", "other"},
+        {"anderes", "other"}, {"anderem", "other"}, {"anders", "otherwise"}, {"lang", "long"}, {"lange", "long"},
+        {"länger", "longer"}, {"speichern", "save"}, {"speichere", "save"}, {"speichert", "saves"},
+        {"ausführlich", "detailed"}, {"ausführliche", "detailed"}, {"ausführlichen", "detailed"}, {"brauche", "need"},
+        {"braucht", "needs"}, {"brauchen", "need"}, {"funktioniert", "works"}, {"verwendet", "uses"}, {"benutzt", "uses"},
         {"nutzt", "uses"}, {"startet", "starts"}, {"lädt", "loads"}, {"aktiviert", "enables"}, {"setzt", "sets"}, {"standardwert", "default value"}, {"standardmäßig", "default"},
         {"voreinstellung", "default"}, {"starte", "start"}, {"starten", "start"}, {"installiere", "install"},
         {"installieren", "install"}, {"verwende", "use"}, {"verwenden", "use"}, {"benutze", "use"}, {"benutzen", "use"},
@@ -87,7 +95,8 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
        {{"cómo", "how"}, {"como", "how"}, {"qué", "what"}, {"quién", "who"}, {"quiénes", "who"}, {"dónde", "where"}, {"donde", "where"},
         {"cuál", "which"}, {"cuáles", "which"}, {"cuánto", "how many"}, {"cuántos", "how many"},
         {"cuánta", "how much"}, {"cuántas", "how many"}, {"hace", "does"}, {"hacen", "do"}, {"hago", ""},
-        {"funciona", "works"}, {"sirve", "used for"}, {"sirven", "used for"}, {"devuelve", "returns"}, {"devuelva", "return"}, {"devolver", "return"},
+        {"funciona", "works"}, {"funcionan", "work"}, {"funcionar", "work"}, {"sale", "appears"},
+        {"cuanto", "how much"}, {"cuantos", "how many"}, {"cuanta", "how much"}, {"cuantas", "how many"}, {"sirve", "used for"}, {"sirven", "used for"}, {"devuelve", "returns"}, {"devuelva", "return"}, {"devolver", "return"},
         {"consigo", "get"}, {"conseguir", "get"}, {"usa", "uses"}, {"usan", "use"}, {"usando", "using"}, {"defecto", "default"}, {"predeterminado", "default"},
         {"iniciar", "start"}, {"inicio", "start"}, {"arrancar", "start"}, {"arranco", "start"},
         {"instalar", "install"}, {"instalo", "install"}, {"usar", "use"}, {"uso", "use"}, {"utilizar", "use"},
@@ -311,9 +320,10 @@ struct QueryTranslator::State {
   std::map<std::string, std::vector<std::string>> look_up(const std::vector<DictionaryChoice>& choices,
                                                           const std::vector<std::string>& words, const Stemmer& stemmer);
   // German compounds among `words` that no dictionary lists and the corpus does not use
-  // ("Modellgewichte", "Kalibrierungsdaten"), each as its two parts that `choices` know (their
-  // English added to `english`): the first such cut from the shortest first part of
-  // kMinCompoundPart letters, a linking s, es, n or en dropped ("Kalibrierungs|daten").
+  // ("Modellgewichte", "Kalibrierungsdaten"), each as its two parts that `choices`, the glossary
+  // or the corpus know (their English added to `english`): the cut with the longest first part,
+  // each part of kMinCompoundPart letters at least, a linking s, es, n or en dropped
+  // ("Kalibrierungs|daten").
   std::map<std::string, Compound> split_compounds(const std::vector<DictionaryChoice>& choices, const std::vector<std::string>& words,
                                                   std::map<std::string, std::vector<std::string>>& english,
                                                   const QueryTranslator::WordCount& corpus_count, const Stemmer& stemmer);
@@ -492,14 +502,16 @@ std::map<std::string, Compound> QueryTranslator::State::split_compounds(const st
   std::map<std::string, std::vector<Compound>> cuts;  // each word's, shortest first part first
   std::vector<std::string> parts;
   for (const std::string& w : words) {
+    if (cuts.size() == kMaxCompounds) break;
     if (english.count(w) || (corpus_count && corpus_count(w) > 0)) continue;
     std::vector<std::size_t> starts;  // of its code points
     for (std::size_t at = 0; at < w.size(); ++at)
       if (utf8::is_lead_byte(static_cast<unsigned char>(w[at]))) starts.push_back(at);
+    if (starts.size() > kMaxCompoundLetters) continue;
     for (std::size_t k = kMinCompoundPart; k + kMinCompoundPart <= starts.size(); ++k) {
       const std::string first = w.substr(0, starts[k]), second = w.substr(starts[k]);
-      for (const std::string_view link : {"", "s", "es", "n", "en"})
-        if (first.ends_with(link) && first.size() - link.size() >= kMinCompoundPart) {
+      for (const std::string_view link : {"", "s", "es", "n", "en"})  // ASCII: as many letters as bytes
+        if (first.ends_with(link) && k - link.size() >= kMinCompoundPart) {
           cuts[w].push_back({first.substr(0, first.size() - link.size()), second});
           parts.push_back(cuts[w].back().first);
           parts.push_back(second);
@@ -508,11 +520,19 @@ std::map<std::string, Compound> QueryTranslator::State::split_compounds(const st
   }
   if (cuts.empty()) return {};
   for (auto& [part, found] : look_up(choices, parts, stemmer)) english.emplace(part, std::move(found));
+  // A part is known to a dictionary, to the glossary or to the corpus ("Batch" in "Batchgröße").
+  const auto known = [&](const std::string& part) {
+    std::size_t length = 0;
+    return english.count(part) > 0 || glossary.match("de", {stemmer.stem(part)}, 0, length) != nullptr ||
+           (corpus_count && corpus_count(part) > 0);
+  };
   std::map<std::string, Compound> compounds;
   for (const auto& [w, list] : cuts)
-    for (const Compound& c : list)
-      if (english.count(c.first) && english.count(c.second)) {
-        compounds.emplace(w, c);
+    // The longest first part: the last part of a German compound is its head, and a short first
+    // part leaves a long second one that a loose match by stem may read ("Speich|erlänge").
+    for (auto c = list.rbegin(); c != list.rend(); ++c)
+      if (known(c->first) && known(c->second)) {
+        compounds.emplace(w, *c);
         break;
       }
   return compounds;
@@ -569,8 +589,9 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
     } else if (const auto c = compounds.find(w); c != compounds.end()) {
       for (const std::string& part : {c->second.first, c->second.second}) {
         std::size_t length = 0;  // a part the glossary holds reads as it says ("Modell": model)
+        const auto e = english.find(part);
         if (const Glossary::Term* term = state_->glossary.match(code, {stemmer.stem(part)}, 0, length)) query.add(term->english);
-        else query.add_readings(readings_of(code, Token{part, false}, part, english.at(part), corpus_count));
+        else query.add_readings(readings_of(code, Token{part, false}, part, e == english.end() ? std::vector<std::string>() : e->second, corpus_count));
       }
     } else {
       const auto e = english.find(w);

@@ -426,7 +426,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       // stats"): quoted alone it names what to do but not how.
       for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
         const Unit& labelled = units[next];
-        if (labelled.evidence != units[unit].evidence || !labelled.code || is_code_comment(labelled.text) ||
+        if (labelled.evidence != units[unit].evidence || !labelled.code || labelled.block_start || is_code_comment(labelled.text) ||
             used + labelled.chars > max_chars_ + kAnnouncedItemsExtra)
           break;
         also_choose(next);
@@ -437,7 +437,8 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
       Unit& follower = units[next];
       const bool follows = code ? !follower.code : (follower.code || follower.item);
-      if (follower.evidence != units[unit].evidence || !follows) break;
+      // One block: the code a sentence announces, not the next block's after it.
+      if (follower.evidence != units[unit].evidence || !follows || (next > unit + 1 && follower.block_start)) break;
       // List items after a ':' and a field's first docstring sentence may go past max_chars: a
       // field alone says nothing of what it is. Unless the question asks its default (the value
       // answers it), a Python field's next docstring sentences come while they fit: the first
@@ -598,7 +599,8 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
   for (std::size_t i = 0; i < list.size();) {
     const Unit& u = units[list[i]];
     std::size_t run = i + 1;  // code statements that follow each other in the source
-    while (u.code && run < list.size() && units[list[run]].code && list[run] == list[run - 1] + 1) ++run;
+    while (u.code && run < list.size() && units[list[run]].code && !units[list[run]].block_start && list[run] == list[run - 1] + 1)
+      ++run;
     // Short code reads inline after some prose; longer code, code with backticks (they would end
     // the inline span), or code with nothing before it, as a block.
     const bool inline_code = u.code && run == i + 1 && u.text.find_first_of("\n`") == std::string::npos &&

@@ -54,6 +54,8 @@ class ExtractiveGenerator final : public Generator {
     /// A sentence of the first paragraph under the heading that opens its source: a page or
     /// section opens by saying what its title names ("# Paged Attention" then "vLLM uses ...").
     bool lede = false;
+    /// The first statement of a fenced code block: code before it is another block's.
+    bool block_start = false;
 
     /// A table row (its header too).
     bool row() const { return item && text.starts_with('|'); }

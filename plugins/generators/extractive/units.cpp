@@ -222,6 +222,11 @@ class UnitWriter {
   }
   // Whether the sentences flushed from now on are a lede (see Unit::lede).
   void lede(bool on) { lede_ = on; }
+  // A fenced code block opens: its first statement starts it (see Unit::block_start).
+  void open_block() {
+    flush();
+    block_start_ = true;
+  }
 
  private:
   static constexpr std::size_t kMaxStatementLines = 12;
@@ -255,6 +260,8 @@ class UnitWriter {
     u.item = item_;
     u.ends_with_colon = !is_code && text.back() == ':';
     u.lede = lede_ && !is_code && !item_;
+    u.block_start = is_code && block_start_;
+    if (is_code) block_start_ = false;
     // Prose that starts like a code fence (a docstring's ```) would open one where it is quoted.
     if (!is_code && is_fence_line(text)) {
       std::string escaped(1, '\\');
@@ -271,6 +278,7 @@ class UnitWriter {
   bool item_ = false;  // the paragraph is a list item, a table row or a comment
   bool in_comment_ = false;  // the paragraph is a comment, which its next line continues
   bool lede_ = false;
+  bool block_start_ = false;  // the next statement opens a fenced block
   std::string statement_;
   std::size_t statement_lines_ = 0;
   int depth_ = 0;
@@ -308,6 +316,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
     if (note) in_admonition = true;
     if (is_fence_line(t)) {
       w.flush();
+      if (fence.empty() && !starts_in_code) w.open_block();
       if (fence.empty()) fence = t.substr(0, 3);
       else if (t.substr(0, 3) == fence || starts_in_code) fence = {};
       starts_in_code = false;  // a passage that starts in code closes it with whatever fence comes
