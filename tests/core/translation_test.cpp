@@ -340,6 +340,8 @@ TEST(Translation, RealDictionariesReadEverydayQuestions) {
   // The cut with the longest first part: "Speicher|länge", not "Speich|erlänge" (a spoke and,
   // by a loose match of its stem, "erlangen").
   EXPECT_THAT(translator.translate("Wie setze ich die Speicherlänge?"), AllOf(HasSubstr("length"), Not(HasSubstr("reach"))));
+  // "данном" is "this", not data (the glossary's "данные").
+  EXPECT_THAT(translator.translate("Что делать в данном случае?"), Not(HasSubstr("data")));
   // Question words in every case, the verbs questions use most in their inflected forms.
   EXPECT_THAT(translator.translate("Auf welchem Port lauscht vllm serve standardmäßig?"),
               AllOf(HasSubstr("which"), HasSubstr("default"), Not(HasSubstr("who"))));
