@@ -26,9 +26,11 @@ extern const char* const kDefaultUserPrompt;
 
 /// The default of ContextConfig::min_support, chosen by cross-validation on the public questions
 /// and questions the corpus cannot answer (bench/abstention.py).
-inline constexpr double kDefaultMinSupport = 0.36;
+inline constexpr double kDefaultMinSupport = 0.16;
 /// The default of ContextConfig::score_knee, chosen with kDefaultMinSupport for BM25.
-inline constexpr double kDefaultScoreKnee = 0.3;
+inline constexpr double kDefaultScoreKnee = 1.0;
+/// The default of ContextConfig::support_weight_cap, chosen with them.
+inline constexpr double kDefaultSupportWeightCap = 25;
 
 /// A pipeline's `context:` section.
 struct ContextConfig {
@@ -48,6 +50,10 @@ struct ContextConfig {
   /// the question's words; 0 leaves scores out, for retrievers that score otherwise (tfidf's
   /// cosines, fusion's ranks).
   double score_knee = kDefaultScoreKnee;
+  /// The most of a question's word weight (its words' rarity, summed: about 8 for a word in one
+  /// chunk of the corpus, 1 for a common one) the sources must support: a long question's words
+  /// past it, its context, do not count against it. 0: all of it.
+  double support_weight_cap = kDefaultSupportWeightCap;
   /// Prompt templates. Placeholders: {question}, {language} (its English name), {sources} (the
   /// numbered evidence), {parents} (the parent context block, empty without one); {{ and }} are
   /// literal braces.
@@ -55,7 +61,7 @@ struct ContextConfig {
   std::string user_prompt = kDefaultUserPrompt;
 
   /// Reads `context:` (absent means the defaults): budget, merge, parents: {sources, budget},
-  /// min_support, score_knee, prompt: {system, user}. Throws rag::Error naming the key for an unknown key, a bad value or
+  /// min_support, score_knee, support_weight_cap, prompt: {system, user}. Throws rag::Error naming the key for an unknown key, a bad value or
   /// an unknown placeholder.
   static ContextConfig from_options(Options& options);
 };

@@ -14,14 +14,22 @@ namespace rag {
 
 struct Support {
   /// The share of the question's words, each weighted by its rarity in the corpus, that the best
-  /// single source states (string literals of code and examples are data, not statements).
+  /// single source states (string literals of code and examples are data, not statements), of
+  /// at most the weight cap: a long question's words past it (its context, "I'm tired of typing
+  /// a long command every time") do not count against it.
   double coverage = 0;
-  /// The best retrieval score over what the question's words could score at most, capped at 1
+  /// The best retrieval score over what words of that weight could score at most, capped at 1
   /// (0 when the sources carry no scores, as a results file may not: coverage alone counts).
   double score = 0;
   /// The calibrated support in [0, 1]: the evidence supports an answer at or above the pipeline's
   /// context.min_support.
   double value = 0;
+  /// What coverage and score are read from, so that they can be read again under another cap
+  /// (bench/abstention.py): the question's words' weight, the weight the best source states, and
+  /// the best retrieval score in units of weight (what one unit can score at most).
+  double weight = 0;
+  double covered = 0;
+  double scored = 0;
 };
 
 /// Measures support against the corpus of `index` (which gives the words' rarity: how many of
@@ -32,8 +40,9 @@ class SupportMeter {
 
   /// The support the evidence of `request` gives its query (request.query, the question as
   /// retrieval read it): the coverage, scaled down by score / `score_knee` when the score is
-  /// under the knee (0: the score is not read).
-  Support measure(const GenerationRequest& request, double score_knee) const;
+  /// under the knee (0: the score is not read); both of at most `weight_cap` of the question's
+  /// weight (0: all of it).
+  Support measure(const GenerationRequest& request, double score_knee, double weight_cap) const;
 
  private:
   const Index& index_;

@@ -17,7 +17,7 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 WrittenAnswer write_answer(const GenerationRequest& request, Generator& generator, const SupportMeter& meter,
                            const ContextConfig& config, bool defined) {
   WrittenAnswer out;
-  out.support = meter.measure(request, config.score_knee);
+  out.support = meter.measure(request, config.score_knee, config.support_weight_cap);
   // Support is measured in English words: a question left in another language (no dictionary
   // for it) is the generator's to judge.
   const bool measurable = request.language == "en" || request.query != request.question;

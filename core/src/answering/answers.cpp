@@ -24,9 +24,9 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
     }
     results[i]["answer"] = records[i].answer;
     results[i]["answered"] = records[i].answered;
-    results[i]["support"] = {{"value", records[i].support.value},
-                             {"coverage", records[i].support.coverage},
-                             {"score", records[i].support.score}};
+    const Support& support = records[i].support;
+    results[i]["support"] = {{"value", support.value},     {"coverage", support.coverage}, {"score", support.score},
+                             {"weight", support.weight},   {"covered", support.covered},   {"scored", support.scored}};
     results[i]["cited_sources"] = std::move(cited);
     results[i]["generation_ms"] = records[i].generation_ms;
     if (!records[i].error.empty()) results[i]["error"] = records[i].error;

@@ -259,6 +259,7 @@ ContextConfig ContextConfig::from_options(Options& options) {
   parents.finish();
   c.min_support = options.get_number("min_support", c.min_support, 0.0, 1.0);
   c.score_knee = options.get_number("score_knee", c.score_knee, 0.0, 1.0);
+  c.support_weight_cap = options.get_number("support_weight_cap", c.support_weight_cap, 0.0, 1000.0);
   Options prompt = options.child("prompt");
   c.system_prompt = prompt.get<std::string>("system", c.system_prompt);
   c.user_prompt = prompt.get<std::string>("user", c.user_prompt);

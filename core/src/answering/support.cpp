@@ -114,7 +114,7 @@ std::size_t chunks_holding(const Index& index, std::string_view word) {
 
 SupportMeter::SupportMeter(const Index& index) : index_(index), analyzer_(AnalyzerConfig{}) {}
 
-Support SupportMeter::measure(const GenerationRequest& request, double score_knee) const {
+Support SupportMeter::measure(const GenerationRequest& request, double score_knee, double weight_cap) const {
   Support support;
   const std::vector<QuestionWord> words = question_words(request.query.empty() ? request.question : request.query, analyzer_);
   if (words.empty() || request.evidence.empty()) return support;
@@ -131,6 +131,8 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
     rarity.push_back(std::log((chunks + 1) / (static_cast<double>(holding) + 0.5)));
     total += rarity.back();
   }
+  support.weight = total;
+  const double counted = weight_cap > 0 ? std::min(total, weight_cap) : total;
   for (std::size_t e = 0; e < request.evidence.size() && e < kBestSources; ++e) {
     // The path below the corpus root, as the index holds the file (whole, for a file it lacks).
     const auto file = index_.file(request.evidence[e].file_path);
@@ -138,15 +140,17 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
     const std::vector<std::string> terms = sorted_terms(stated_text(request.evidence[e]), analyzer_);
     double covered = 0;
     for (std::size_t i = 0; i < words.size(); ++i) covered += rarity[i] * words[i].coverage(terms);
-    support.coverage = std::max(support.coverage, covered / total);
+    support.covered = std::max(support.covered, covered);
   }
+  support.coverage = std::min(1.0, support.covered / counted);
   double best_score = 0;
   for (const Evidence& e : request.evidence) best_score = std::max(best_score, e.score);
+  support.scored = best_score / kMaxTermScore;
   if (best_score == 0 || score_knee == 0) {  // no scores to read, or none to trust: coverage alone
     support.value = support.coverage;
     return support;
   }
-  support.score = std::min(1.0, best_score / (kMaxTermScore * total));
+  support.score = std::min(1.0, support.scored / counted);
   support.value = support.coverage * std::min(1.0, support.score / score_knee);
   return support;
 }
