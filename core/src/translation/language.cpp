@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <cctype>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -200,16 +200,12 @@ std::string_view english_sources_note(std::string_view code) {
 }
 
 bool is_function_word(std::string_view code, std::string_view word) {
-  static const std::vector<std::string_view> more_russian = {
-      "самого", "самый", "самой", "самом", "сам", "сама", "само", "моя", "моё", "мои", "моих", "мою", "наш", "наша",
-      "наши", "ваш", "ваша", "ваши", "себя", "себе", "свои", "своих", "своей", "который", "которая", "которое",
-      "которые", "котором", "которой", "которых", "данный", "данная", "данное", "данном", "данной", "данного", "данному", "чтобы", "только", "также", "тоже", "очень", "мой"};
   static const std::vector<std::string_view> russian = {
       "и", "в", "во", "на", "с", "со", "по", "к", "ко", "о", "об", "от", "до", "из", "за", "для", "при", "у", "не",
       "ли", "а", "но", "или", "же", "бы", "это", "этот", "эта", "эти", "то", "как", "что", "чем", "мне", "я", "мы",
       "вы", "он", "она", "они", "его", "её", "их", "есть", "быть", "можно", "нужно", "ли", "ещё", "уже", "так",
       "такое", "такой", "такая", "такие", "через", "без", "над", "под", "между", "после", "перед", "если", "все", "всё", "свой", "свою", "мой", "моей"};
-  if (code == "ru") return std::find(russian.begin(), russian.end(), word) != russian.end() || std::find(more_russian.begin(), more_russian.end(), word) != more_russian.end();
+  if (code == "ru" && std::find(russian.begin(), russian.end(), word) != russian.end()) return true;
   // Not among the words that vote for a language (a possessive or auxiliary says little of which
   // it is) but as void of topic: possessives, pronouns, auxiliaries, particles.
   static const std::map<std::string_view, std::vector<std::string_view>> more = {
@@ -220,10 +216,14 @@ bool is_function_word(std::string_view code, std::string_view word) {
               "eso", "ese", "esa", "todo", "todos", "toda", "todas", "muy", "ya", "también", "tengo", "tiene",
               "tienen", "ha", "he", "han", "me", "te", "nos", "le", "les", "sí", "si"}},
       {"de", {"einer", "eines", "es", "um", "mein", "meine", "meinem", "meinen", "meiner", "dein", "deine", "sein",
-              "seine", "ihr", "ihre", "ihrem", "ihren", "nur", "schon", "noch", "sehr", "dass", "daß", "diese",
-              "dieser", "dieses", "diesem", "diesen", "soll", "sollte", "möchte", "will", "darf", "habe", "hat",
-              "haben", "bin", "bist", "wurde", "wurden", "mich", "mir", "sich", "uns", "dann", "als", "am", "vom",
-              "zum", "zur", "beim", "ins", "dem", "so"}}};
+              "seine", "ihr", "ihre", "ihrem", "ihren", "nur", "schon", "noch", "sehr", "daß", "diese", "dieser",
+              "dieses", "diesem", "diesen", "soll", "sollte", "möchte", "will", "darf", "habe", "hat", "haben", "bin",
+              "bist", "wurde", "wurden", "mich", "mir", "uns", "dann", "als", "am", "vom", "zum", "zur", "beim", "ins",
+              "so"}},
+      {"ru", {"самого", "самый", "самой", "самом", "сам", "сама", "само", "моя", "моё", "мои", "моих", "мою", "наш",
+              "наша", "наши", "ваш", "ваша", "ваши", "себя", "себе", "свои", "своих", "своей", "который", "которая",
+              "которое", "которые", "котором", "которой", "которых", "данный", "данная", "данное", "данном", "данной",
+              "данного", "данному", "чтобы", "только", "также", "тоже", "очень"}}};
   if (const auto extra = more.find(code);
       extra != more.end() && std::find(extra->second.begin(), extra->second.end(), word) != extra->second.end())
     return true;

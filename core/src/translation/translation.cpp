@@ -63,9 +63,9 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"activer", "enable"}, {"active", "enable"}, {"désactiver", "disable"}, {"désactive", "disable"},
         {"configurer", "configure"}, {"configure", "configure"}, {"charger", "load"}, {"charge", "load"},
         {"définir", "set"}, {"définit", "set"}, {"compiler", "build compile"}, {"servir", "serve"},
-        // "puis-je", "peut-on", "dites-moi": the modal or the request, once its pronoun is off.
         {"combien", "how many"}, {"lequel", "which"}, {"laquelle", "which"}, {"lesquels", "which"},
         {"sert", "used for"}, {"servent", "used for"}, {"fait", "does"}, {"font", "do"},
+        // "puis-je", "peut-on", "dites-moi": the modal or the request, once its pronoun is off.
         {"puis", ""}, {"peux", ""}, {"peut", ""}, {"pouvez", ""}, {"dois", ""}, {"doit", ""}, {"devez", ""}, {"dites", ""}}},
       {"de",
        {{"wie", "how"}, {"warum", "why"}, {"wieso", "why"}, {"wo", "where"}, {"was", "what"}, {"wer", "who"}, {"welche", "which"},
@@ -75,7 +75,8 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"länger", "longer"}, {"speichern", "save"}, {"speichere", "save"}, {"speichert", "saves"},
         {"ausführlich", "detailed"}, {"ausführliche", "detailed"}, {"ausführlichen", "detailed"}, {"brauche", "need"},
         {"braucht", "needs"}, {"brauchen", "need"}, {"funktioniert", "works"}, {"verwendet", "uses"}, {"benutzt", "uses"},
-        {"nutzt", "uses"}, {"startet", "starts"}, {"lädt", "loads"}, {"aktiviert", "enables"}, {"setzt", "sets"}, {"standardwert", "default value"}, {"standardmäßig", "default"},
+        {"nutzt", "uses"}, {"startet", "starts"}, {"lädt", "loads"}, {"aktiviert", "enables"}, {"setzt", "sets"},
+        {"standardwert", "default value"}, {"standardmäßig", "default"},
         {"voreinstellung", "default"}, {"starte", "start"}, {"starten", "start"}, {"installiere", "install"},
         {"installieren", "install"}, {"verwende", "use"}, {"verwenden", "use"}, {"benutze", "use"}, {"benutzen", "use"},
         {"nutze", "use"}, {"nutzen", "use"}, {"aktiviere", "enable"}, {"aktivieren", "enable"},
@@ -96,8 +97,10 @@ const std::map<std::string, std::string, std::less<>>& question_vocabulary(std::
         {"cuál", "which"}, {"cuáles", "which"}, {"cuánto", "how many"}, {"cuántos", "how many"},
         {"cuánta", "how much"}, {"cuántas", "how many"}, {"hace", "does"}, {"hacen", "do"}, {"hago", ""},
         {"funciona", "works"}, {"funcionan", "work"}, {"funcionar", "work"}, {"sale", "appears"},
-        {"cuanto", "how much"}, {"cuantos", "how many"}, {"cuanta", "how much"}, {"cuantas", "how many"}, {"sirve", "used for"}, {"sirven", "used for"}, {"devuelve", "returns"}, {"devuelva", "return"}, {"devolver", "return"},
-        {"consigo", "get"}, {"conseguir", "get"}, {"usa", "uses"}, {"usan", "use"}, {"usando", "using"}, {"defecto", "default"}, {"predeterminado", "default"},
+        {"cuanto", "how much"}, {"cuantos", "how many"}, {"cuanta", "how much"}, {"cuantas", "how many"},
+        {"sirve", "used for"}, {"sirven", "used for"}, {"devuelve", "returns"}, {"devuelva", "return"},
+        {"devolver", "return"}, {"consigo", "get"}, {"conseguir", "get"}, {"usa", "uses"}, {"usan", "use"},
+        {"usando", "using"}, {"defecto", "default"}, {"predeterminado", "default"},
         {"iniciar", "start"}, {"inicio", "start"}, {"arrancar", "start"}, {"arranco", "start"},
         {"instalar", "install"}, {"instalo", "install"}, {"usar", "use"}, {"uso", "use"}, {"utilizar", "use"},
         {"utilizo", "use"}, {"activar", "enable"}, {"activo", "enable"}, {"habilitar", "enable"},
@@ -591,7 +594,9 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
         std::size_t length = 0;  // a part the glossary holds reads as it says ("Modell": model)
         const auto e = english.find(part);
         if (const Glossary::Term* term = state_->glossary.match(code, {stemmer.stem(part)}, 0, length)) query.add(term->english);
-        else query.add_readings(readings_of(code, Token{part, false}, part, e == english.end() ? std::vector<std::string>() : e->second, corpus_count));
+        else
+          query.add_readings(
+              readings_of(code, Token{part, false}, part, e == english.end() ? std::vector<std::string>() : e->second, corpus_count));
       }
     } else {
       const auto e = english.find(w);
