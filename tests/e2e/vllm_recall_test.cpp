@@ -78,19 +78,23 @@ TEST_F(VllmRecall, ValidationSetAtLeast089) { EXPECT_GE(recall_at_5("Dataset_202
 // some the corpus cannot answer), answered offline: the share a user accepts stays over its
 // floor, a little under what the default measures (README, Answers).
 TEST_F(VllmRecall, EverydayQuestionsAnsweredAcceptably) {
-  // The set the answers were improved on, and the one written before that (README, "Answers").
+  // The set the answers were improved on, the one written before that, and long questions as
+  // users write them, a sentence of context first, which declining must not refuse for their
+  // context (README, "Answers"; 13 of 48 before the support's weight cap, 18 with it).
   const struct {
     const char* file;
     double share;
     int cited;
-  } sets[] = {{"everyday_facts.json", 0.85, 1}, {"everyday_facts_heldout.json", 0.80, 0}};
+  } sets[] = {{"tests/answers/everyday_facts.json", 0.85, 1},
+              {"tests/answers/everyday_facts_heldout.json", 0.80, 0},
+              {"bench/everyday_ml3_en.json", 0.33, 0}};
   for (const auto& set : sets) {
-    const auto facts = kSource / "tests/answers" / set.file;
+    const auto facts = kSource / set.file;
     const auto answers = *scratch_ / "answers";
     ASSERT_EQ(run("answer_dataset " + pipeline_ + " --dataset_path '" + facts.string() + "' --save_directory '" +
                   answers.string() + "' 2>/dev/null"),
               0);
-    ASSERT_EQ(run("evaluate_answers '" + (answers / set.file).string() + "' --facts '" + facts.string() + "' --json > '" +
+    ASSERT_EQ(run("evaluate_answers '" + (answers / facts.filename()).string() + "' --facts '" + facts.string() + "' --json > '" +
                   (*scratch_ / "facts.json").string() + "'"),
               0);
     const nlohmann::json figures = nlohmann::json::parse(testing::read_all(*scratch_ / "facts.json"));
