@@ -25,9 +25,12 @@ KNEES = [0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8, 1.0]
 THRESHOLDS = [round(0.02 * i, 2) for i in range(51)]
 
 
-def supports(path):
-    return [(r["support"]["covered"], r["support"]["weight"], r["support"]["scored"])
-            for r in json.load(open(path))["search_results"]]
+def supports(results):
+    return [(r["support"]["covered"], r["support"]["weight"], r["support"]["scored"]) for r in results]
+
+
+def load(path):
+    return json.load(open(path))["search_results"]
 
 
 def value(support, cap, knee):
@@ -39,10 +42,19 @@ def value(support, cap, knee):
     return coverage * (min(1.0, min(1.0, scored / counted) / knee) if knee > 0 else 1.0)
 
 
-def rates(inside, outside, cap, knee, threshold):
-    answered = sum(value(s, cap, knee) >= threshold for s in inside) / len(inside)
-    declined = sum(value(s, cap, knee) < threshold for s in outside) / len(outside)
+def sorted_values(samples, cap, knee):
+    return sorted(value(s, cap, knee) for s in samples)
+
+
+def rates_of(ins, outs, threshold):
+    """The share of `ins` answered and of `outs` declined at `threshold`, both sorted values."""
+    answered = (len(ins) - bisect.bisect_left(ins, threshold)) / len(ins)
+    declined = bisect.bisect_left(outs, threshold) / len(outs)
     return answered, declined
+
+
+def rates(inside, outside, cap, knee, threshold):
+    return rates_of(sorted_values(inside, cap, knee), sorted_values(outside, cap, knee), threshold)
 
 
 def best(inside, outside):
@@ -51,13 +63,9 @@ def best(inside, outside):
     candidates = []
     for cap in CAPS:
         for knee in KNEES:
-            # Values sorted once: each threshold's rates are a count of values above it.
-            ins = sorted(value(s, cap, knee) for s in inside)
-            outs = sorted(value(s, cap, knee) for s in outside)
+            ins, outs = sorted_values(inside, cap, knee), sorted_values(outside, cap, knee)
             for t in THRESHOLDS:
-                answered = (len(ins) - bisect.bisect_left(ins, t)) / len(ins)
-                declined = bisect.bisect_left(outs, t) / len(outs)
-                candidates.append(((answered + declined) / 2, -t, -knee, -cap, (cap, knee, t)))
+                candidates.append((sum(rates_of(ins, outs, t)) / 2, -t, -knee, -cap, (cap, knee, t)))
     return max(candidates)[-1]
 
 
@@ -70,11 +78,12 @@ def main():
                              "are out of scope, the others answerable")
     parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
-    inside = [s for path in args.answered for s in supports(path)]
-    outside = supports(args.out_of_scope)
+    inside = [s for path in args.answered for s in supports(load(path))]
+    outside = supports(load(args.out_of_scope))
     for answers, facts in args.facts:
         answerable = {q["question_id"]: q.get("answerable", True) for q in json.load(open(facts))["rag_questions"]}
-        for r, s in zip(json.load(open(answers))["search_results"], supports(answers)):
+        results = load(answers)
+        for r, s in zip(results, supports(results)):
             (inside if answerable[r["question_id"]] else outside).append(s)
     rng = random.Random(12)
     rng.shuffle(inside)

@@ -146,27 +146,32 @@ TEST_F(VllmRecall, SearchReadsOtherLanguagesInEnglish) {
   // Programming words in their software sense (configs/glossary.tsv), where a general dictionary
   // reads "определён" as determine, "класс" as klass, "valeur" as worth, "carpeta" as carpet and
   // "вызов" as challenge (bench/field_words.sh reads 184 such words).
-  const auto read_as = [&](const std::string& query) {
-    EXPECT_EQ(run("search '" + query + "' -k 1 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
-    return nlohmann::json::parse(testing::read_all(out));
+  const struct {
+    const char* question;
+    const char* read_as;
+  } readings[] = {
+      {"Где определён класс SamplingParams?", "where defined class SamplingParams"},
+      {"Quelle est la valeur par défaut de top_k ?", "which value default top_k"},
+      {"¿Cómo cargo un modelo desde una carpeta local?", "how load model since folder local"},
+      {"Wo ist die Klasse LLM definiert?", "where class LLM defined"},
+      {"Где реализован парсер вызовов инструментов?", "where implemented parser call tool"},
+      {"Wo liegen die Modellgewichte?", "where lie model weights"},
+      // A compound's part the corpus uses as written ("Batch" in "Batchgröße"); a word that shares
+      // a glossary term's stem but not its sense ("andere", other, and "ändern", change);
+      // questions whose function words tie between languages ("Welche ... gibt es?" is German)
+      // or hide in a hyphen ("Peut-on"); "¿Por qué?" is why.
+      {"Welche Batchgröße verwende ich?", "which batch size|largeness use"},
+      {"Welche anderen Modelle gibt es?", "which other model"},
+      {"Welche Sprachmodelle gibt es?", "which language model"},
+      {"Peut-on lancer vLLM sans GPU ?", "start run vLLM GPU"},
+      {"¿Por qué sale un error?", "why appears error"},
+      // A cognate of two letters before its ending ("opción": option).
+      {"¿Para qué sirve la opción --served-model-name?", "what used for option served-model-name"},
   };
-  EXPECT_EQ(read_as("Где определён класс SamplingParams?")["translated_query"], "where defined class SamplingParams");
-  EXPECT_EQ(read_as("Quelle est la valeur par défaut de top_k ?")["translated_query"], "which value default top_k");
-  EXPECT_EQ(read_as("¿Cómo cargo un modelo desde una carpeta local?")["translated_query"], "how load model since folder local");
-  EXPECT_EQ(read_as("Wo ist die Klasse LLM definiert?")["translated_query"], "where class LLM defined");
-  EXPECT_EQ(read_as("Где реализован парсер вызовов инструментов?")["translated_query"], "where implemented parser call tool");
-  EXPECT_EQ(read_as("Wo liegen die Modellgewichte?")["translated_query"], "where lie model weights");
-  // A compound's part the corpus uses as written ("Batch" in "Batchgröße"); a word that shares a
-  // glossary term's stem but not its sense ("andere", other, and "ändern", change); questions
-  // whose function words tie between languages ("Welche ... gibt es?" is German) or hide in a
-  // hyphen ("Peut-on"); "¿Por qué?" is why.
-  EXPECT_EQ(read_as("Welche Batchgröße verwende ich?")["translated_query"], "which batch size|largeness use");
-  EXPECT_EQ(read_as("Welche anderen Modelle gibt es?")["translated_query"], "which other model");
-  EXPECT_EQ(read_as("Welche Sprachmodelle gibt es?")["translated_query"], "which language model");
-  EXPECT_EQ(read_as("Peut-on lancer vLLM sans GPU ?")["translated_query"], "start run vLLM GPU");
-  EXPECT_EQ(read_as("¿Por qué sale un error?")["translated_query"], "why appears error");
-  // A cognate of two letters before its ending ("opción": option).
-  EXPECT_EQ(read_as("¿Para qué sirve la opción --served-model-name?")["translated_query"], "what used for option served-model-name");
+  for (const auto& r : readings) {
+    EXPECT_EQ(run(std::string("search '") + r.question + "' -k 1 --format json " + pipeline_ + " > '" + out.string() + "'"), 0);
+    EXPECT_EQ(nlohmann::json::parse(testing::read_all(out))["translated_query"], r.read_as) << r.question;
+  }
 }
 
 // A misspelt word the corpus lacks is read as the corpus spells it, and said so; an English word

@@ -568,7 +568,7 @@ std::string QueryTranslator::translate(std::string_view question, const WordCoun
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
     const std::string w = utf8::lower(t.text);
-    if (!t.keep && !terms.inside[i] && !vocabulary.count(w) && !is_function_word(code, w) &&
+    if (!t.keep && !terms.inside[i] && !closed[i] &&
         std::find(words.begin(), words.end(), w) == words.end() && words.size() < kMaxLookedUp)
       words.push_back(w);
   }

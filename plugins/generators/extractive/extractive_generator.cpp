@@ -405,32 +405,31 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
           also_choose(row);
           break;
         }
-    chosen.push_back(unit);
-    used += units[unit].chars;
+    also_choose(unit);
     const bool code = units[unit].code;
+    // The code statements right after `unit` that `belongs` accepts, while they fit (past
+    // max_chars by kAnnouncedItemsExtra).
+    const auto bring_code_after = [&](const auto& belongs) {
+      for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
+        const Unit& after = units[next];
+        if (after.evidence != units[unit].evidence || !after.code || !belongs(after) ||
+            used + after.chars > max_chars_ + kAnnouncedItemsExtra)
+          break;
+        also_choose(next);
+      }
+    };
     if (code && opens_block(units[unit].text)) {
       // A condition, loop or handler brings its body: what happens "when residual is None" is
       // what follows `if residual is None:`.
       const std::size_t indent = indentation(units[unit].text);
-      for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
-        const Unit& body = units[next];
-        if (body.evidence != units[unit].evidence || !body.code || indentation(body.text) <= indent ||
-            used + body.chars > max_chars_ + kAnnouncedItemsExtra)
-          break;
-        also_choose(next);
-      }
+      bring_code_after([&](const Unit& body) { return indentation(body.text) > indent; });
       return;
     }
     if (code && is_code_comment(units[unit].text)) {
       // A comment in a code block labels the lines after it ("# Any of these disable usage
-      // stats"): quoted alone it names what to do but not how.
-      for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
-        const Unit& labelled = units[next];
-        if (labelled.evidence != units[unit].evidence || !labelled.code || labelled.block_start || is_code_comment(labelled.text) ||
-            used + labelled.chars > max_chars_ + kAnnouncedItemsExtra)
-          break;
-        also_choose(next);
-      }
+      // stats"), up to the next comment or the end of its block: quoted alone it names what to do
+      // but not how.
+      bring_code_after([](const Unit& labelled) { return !labelled.block_start && !is_code_comment(labelled.text); });
       return;
     }
     if (!units[unit].ends_with_colon && !(code && gives_value(units[unit].text))) return;
