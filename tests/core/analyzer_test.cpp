@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+
 namespace rag {
 namespace {
 
@@ -144,6 +147,37 @@ TEST(QuestionWords, ReadingsJoinedByABarAreOneWordFoundByAnyOfThem) {
   EXPECT_EQ(words[1].coverage({"port"}), 0.0);
   // An identifier is still covered in part by some of its parts.
   EXPECT_DOUBLE_EQ(words[3].coverage({"max", "model"}), 2.0 / 3.0);
+}
+
+TEST(QueryTerms, AWordReadSeveralWaysIsKeptApartFromTheWordsReadOneWay) {
+  const Analyzer a(plain());
+  const QueryTerms q = query_terms("set mode|modes|mode the mode | x max_len|limit", a);
+  EXPECT_THAT(q.counted, ElementsAre(std::pair<std::string, std::uint32_t>{"mode", 1}, std::pair<std::string, std::uint32_t>{"set", 1},
+                                     std::pair<std::string, std::uint32_t>{"the", 1}, std::pair<std::string, std::uint32_t>{"x", 1}));
+  // Each word's readings: their distinct terms, sorted; a bar between spaces joins nothing.
+  ASSERT_EQ(q.read_several_ways.size(), 2u);
+  EXPECT_THAT(q.read_several_ways[0], ElementsAre("mode", "modes"));
+  EXPECT_THAT(q.read_several_ways[1], ElementsAre("len", "limit", "max", "max_len"));
+  // Readings that are all stopwords leave nothing.
+  AnalyzerConfig english = plain();
+  english.stopwords = "english";
+  EXPECT_TRUE(query_terms("the|a mode", Analyzer(english)).read_several_ways.empty());
+}
+
+TEST(QueryTerms, ReadingsWeighAsOneTermOfTheirDocumentFrequenciesSummed) {
+  const std::map<std::string, double> frequency = {{"several", 30}, {"severally", 1}, {"sundry", 0}};
+  const auto df = [&](const std::string& term) { return frequency.at(term); };
+  const auto idf = [](double f) { return std::log(100.0 / f); };
+  const auto weighed = weigh_as_one({"several", "severally", "sundry"}, 100, df, idf);
+  ASSERT_EQ(weighed.size(), 2u);  // no chunk holds "sundry"
+  EXPECT_EQ(weighed[0].first, "several");
+  EXPECT_DOUBLE_EQ(weighed[0].second * idf(30), std::log(100.0 / 31));
+  EXPECT_EQ(weighed[1].first, "severally");
+  EXPECT_DOUBLE_EQ(weighed[1].second * idf(1), std::log(100.0 / 31));
+  // A reading whose own idf is 0 (Robertson's, for a term most chunks hold) keeps its weight.
+  const auto common = weigh_as_one({"several", "severally"}, 40, df, [](double f) { return f >= 20 ? 0.0 : std::log(40.0 / f); });
+  EXPECT_EQ(common[0].second, 1.0);
+  EXPECT_EQ(common[1].second, 0.0);
 }
 
 }  // namespace

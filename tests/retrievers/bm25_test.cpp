@@ -78,6 +78,22 @@ TEST(Bm25Retriever, RanksWithTheLuceneFormula) {
   EXPECT_TRUE(r->search("durian", 10).empty());
 }
 
+TEST(Bm25Retriever, AWordReadSeveralWaysScoresAsOneTerm) {
+  const auto r = make("{variant: lucene}");
+  // Read apart, the rare "cherry" (df 1) puts chunk 1 first; as one term with "banana" (df 2)
+  // the readings' df is 3 and the shortest chunk holding either comes first.
+  EXPECT_EQ(r->search("cherry banana", 1)[0].chunk, 1u);
+  const auto hits = r->search("cherry|banana", 10);
+  ASSERT_EQ(hits.size(), 3u);
+  const double idf = std::log(1 + 0.5 / 3.5);
+  EXPECT_EQ(hits[0].chunk, 2u);
+  EXPECT_DOUBLE_EQ(hits[0].score, idf / (1 + 1.2 * (0.25 + 0.75 / 2)));
+  EXPECT_EQ(hits[1].chunk, 0u);
+  EXPECT_DOUBLE_EQ(hits[1].score, idf / 2.2);
+  EXPECT_EQ(hits[2].chunk, 1u);
+  EXPECT_DOUBLE_EQ(hits[2].score, idf / (1 + 1.2 * (0.25 + 0.75 * 3 / 2)));
+}
+
 TEST(Bm25Retriever, OpensWhatItBuilt) {
   const auto r = make("{variant: bm25plus, k1: 0.9, b: 0.4}");
   const auto again = r->reopen();

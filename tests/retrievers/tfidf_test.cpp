@@ -45,6 +45,20 @@ TEST(TfidfRetriever, ScoresAreCosines) {
   EXPECT_DOUBLE_EQ(r->search("banana durian", 1)[0].score, 1.0);
 }
 
+TEST(TfidfRetriever, AWordReadSeveralWaysWeighsAsOneTerm) {
+  const auto r = make("{tf: raw, idf: smooth, norm: none}");
+  // The query weighs each reading by the idf of the readings as one term (df 1 + 2 of 3
+  // chunks: an idf of 1); a chunk's side keeps the reading's own.
+  const double cherry = std::log(2.0) + 1, banana = std::log(4.0 / 3.0) + 1;
+  const auto hits = r->search("cherry|banana", 10);
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].chunk, 1u);
+  EXPECT_DOUBLE_EQ(hits[0].score, cherry);
+  EXPECT_DOUBLE_EQ(hits[1].score, banana);
+  // Read apart, each weighs its own idf on both sides.
+  EXPECT_DOUBLE_EQ(r->search("cherry banana", 1)[0].score, cherry * cherry);
+}
+
 TEST(TfidfRetriever, WithoutNormalisationScoresAreDotProducts) {
   const auto r = make("{tf: raw, idf: none, norm: none}");
   const auto hits = r->search("apple apple", 10);

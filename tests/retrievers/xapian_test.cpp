@@ -101,6 +101,18 @@ TEST(XapianRetriever, Bm25PlusScoresAsTheBm25RetrieverDoes) {
   }
 }
 
+TEST(XapianRetriever, AWordReadSeveralWaysIsOneSynonymTerm) {
+  // As in bm25: read apart, the rare "cherry" puts chunk 1 first; as one term with "banana",
+  // the shortest chunk holding either comes first and chunk 1, the longest, last.
+  const auto r = testing::make_toy<XapianRetriever>("{}");
+  EXPECT_EQ(r->search("cherry banana", 1)[0].chunk, 1u);
+  const auto hits = r->search("cherry|banana", 10);
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].chunk, 2u);
+  EXPECT_EQ(hits[1].chunk, 0u);
+  EXPECT_EQ(hits[2].chunk, 1u);
+}
+
 TEST(XapianRetriever, ShardsAndSegmentsRankAsOneDatabase) {
   const std::vector<Chunk> all = varied_chunks();
   for (const std::string weight : {"bm25", "bm25plus"}) {

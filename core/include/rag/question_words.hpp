@@ -2,8 +2,11 @@
 // The words of a question as answering weighs them: each word with the terms the analyzer makes
 // of it, so that an identifier ("gpu_memory_utilization") counts once, fully when a text holds it
 // whole and in part when the text holds some of its parts.
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rag/analyzer.hpp"
@@ -30,6 +33,26 @@ struct QuestionWord {
 /// words already seen, left out. Words joined by '|' are one word read in several ways (a
 /// translated query's alternatives).
 std::vector<QuestionWord> question_words(std::string_view text, const Analyzer& analyzer);
+
+/// A query's terms as retrieval weighs them. Words read one way count as the analyzer makes
+/// them (count_terms: a repeated word counts again); a word read several ways, its readings
+/// joined by '|' as a translated query writes them ("change|alter|modify"), is one word: the
+/// distinct terms of its readings are kept apart, for the retriever to weigh as one.
+struct QueryTerms {
+  std::vector<std::pair<std::string, std::uint32_t>> counted;  ///< the words read one way
+  std::vector<std::vector<std::string>> read_several_ways;     ///< per such word, its readings' terms
+};
+QueryTerms query_terms(std::string_view text, const Analyzer& analyzer);
+
+/// The weights that make the terms of one word read several ways (QueryTerms) score as a single
+/// term would, as Pirkola's structured queries do: that term's document frequency is theirs
+/// summed (at most `documents`), so each term is weighed by the single term's idf over its own; a
+/// rare reading ("severally" beside "several") no longer outweighs the question's other words.
+/// (Each term is still saturated alone: readings of one word seldom meet in one chunk.) Terms no
+/// chunk holds are left out. `document_frequency` and `idf` are the retriever's.
+std::vector<std::pair<std::string, double>> weigh_as_one(std::vector<std::string> readings, double documents,
+                                                         const std::function<double(const std::string&)>& document_frequency,
+                                                         const std::function<double(double)>& idf);
 
 /// The distinct terms of `text`, sorted.
 std::vector<std::string> sorted_terms(std::string_view text, const Analyzer& analyzer);

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "rag/question_words.hpp"
 #include "rag/segment_store.hpp"
 
 namespace rag {
@@ -288,8 +289,15 @@ std::vector<Hit> Bm25Retriever::top_lifted_by_file(const ScoreAccumulator& score
 std::vector<Hit> Bm25Retriever::search(std::string_view query, std::size_t k) const {
   const auto& analyzers = analyzers_->analyzers();
   WeightedTerms terms(analyzers.size());
-  for (std::uint32_t a = 0; a < analyzers.size(); ++a)
-    for (auto& [term, count] : count_terms(analyzers[a]->analyze(query))) terms[a].emplace_back(std::move(term), count);
+  const auto n = static_cast<double>(index_.live_chunks());
+  const auto frequency = [&](const std::string& term) { return static_cast<double>(index_.postings(term).document_frequency); };
+  const auto idf = [&](double df) { return bm25_idf(parameters_, n, df); };
+  for (std::uint32_t a = 0; a < analyzers.size(); ++a) {
+    QueryTerms read = query_terms(query, *analyzers[a]);
+    for (auto& [term, count] : read.counted) terms[a].emplace_back(std::move(term), count);
+    for (std::vector<std::string>& readings : read.read_several_ways)
+      for (auto& weighed : weigh_as_one(std::move(readings), n, frequency, idf)) terms[a].push_back(std::move(weighed));
+  }
   const std::uint32_t limit = segments_ ? segments_->id_limit() : 0;
   ScoreAccumulator scores(limit);
   score(terms, scores);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "rag/question_words.hpp"
 #include "rag/score_accumulator.hpp"
 
 namespace rag {
@@ -84,14 +85,21 @@ std::vector<Hit> TfidfRetriever::search(std::string_view query, std::size_t k) c
     };
     std::vector<Weighted> terms;
     double square = 0;
-    for (const auto& [term, count] : count_terms(analyzers[a]->analyze(query))) {
+    const auto add = [&](const std::string& term, double query_tf) {
       InvertedIndexSet::TermPostings postings = index_.postings(term);
-      if (postings.document_frequency == 0) continue;
+      if (postings.document_frequency == 0) return;
       const double idf = idf_weight(n, static_cast<double>(postings.document_frequency));
-      const double w = tf_weight(count) * idf;
+      const double w = query_tf * idf;
       square += w * w;
       terms.push_back({std::move(postings), w, idf});
-    }
+    };
+    QueryTerms read = query_terms(query, *analyzers[a]);
+    for (const auto& [term, count] : read.counted) add(term, tf_weight(count));
+    // A word read several ways weighs as one term (question_words.hpp).
+    const auto frequency = [&](const std::string& term) { return static_cast<double>(index_.postings(term).document_frequency); };
+    const auto inverse_frequency = [&](double df) { return idf_weight(n, df); };
+    for (std::vector<std::string>& readings : read.read_several_ways)
+      for (const auto& [term, weight] : weigh_as_one(std::move(readings), n, frequency, inverse_frequency)) add(term, tf_weight(1) * weight);
     const double query_scale = l2_ && square > 0 ? 1.0 / std::sqrt(square) : 1.0;
     for (const auto& [postings, query_weight, idf] : terms)
       index_.for_each_posting(postings, [&, &query_weight = query_weight, &idf = idf](

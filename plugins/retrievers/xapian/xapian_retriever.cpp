@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rag/question_words.hpp"
+
 namespace rag {
 using namespace xapian_shards;
 
@@ -95,8 +97,16 @@ Xapian::Query XapianRetriever::make_query(std::string_view query) const {
   for (std::uint32_t a = 0; a < analyzers.size(); ++a) {
     std::vector<Xapian::Query> terms;
     // A word the query repeats weighs as often, as in bm25 (BM25's own wqf factor is off: k3 = 0).
-    for (const auto& [term, count] : count_terms(analyzers[a]->analyze(query)))
+    QueryTerms read = query_terms(query, *analyzers[a]);
+    for (const auto& [term, count] : read.counted)
       terms.emplace_back(Xapian::Query::OP_SCALE_WEIGHT, Xapian::Query(xapian_term(term)), count);
+    // A word read several ways is one term: Xapian's synonym operator is Pirkola's structured
+    // query (question_words.hpp), its readings' frequencies summed.
+    for (const std::vector<std::string>& readings : read.read_several_ways) {
+      std::vector<Xapian::Query> each;
+      for (const std::string& term : readings) each.emplace_back(xapian_term(term));
+      terms.emplace_back(Xapian::Query::OP_SYNONYM, each.begin(), each.end());
+    }
     if (terms.empty()) continue;
     Xapian::Query any(Xapian::Query::OP_OR, terms.begin(), terms.end());
     // Each analyzer's terms score only the chunks it analyzed; document frequencies are over all.
