@@ -65,6 +65,10 @@ TEST(Translation, FrenchWordsTranslatedIdentifiersKeptFunctionWordsDropped) {
   EXPECT_EQ(translator.translate("Comment installer mon modèle ?"), "how install model|pattern");
   EXPECT_EQ(translator.translate("À quoi sert tensor_parallel_size ?"), "what used for tensor_parallel_size");
   EXPECT_THAT(translator.translate("Combien de mémoire ?"), AllOf(HasSubstr("how many"), HasSubstr("memory")));
+  // So do personal pronouns in every case: "у меня" is "I have", not "exchange" (a reversed
+  // dictionary's reading of "меня") nor a word no source holds, which declining would count.
+  EXPECT_EQ(translator.translate("Comment installer le modèle pour eux ?"), "how install model|pattern");
+  EXPECT_EQ(translator.translate("У меня и у них память"), translator.translate("Память"));
 }
 
 TEST(Translation, TheCorpusChoosesAmongTranslations) {

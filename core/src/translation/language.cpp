@@ -207,23 +207,29 @@ bool is_function_word(std::string_view code, std::string_view word) {
       "такое", "такой", "такая", "такие", "через", "без", "над", "под", "между", "после", "перед", "если", "все", "всё", "свой", "свою", "мой", "моей"};
   if (code == "ru" && std::find(russian.begin(), russian.end(), word) != russian.end()) return true;
   // Not among the words that vote for a language (a possessive or auxiliary says little of which
-  // it is) but as void of topic: possessives, pronouns, auxiliaries, particles.
+  // it is) but as void of topic: possessives, personal pronouns in every case, auxiliaries,
+  // particles. (A reversed dictionary reads "меня" as "exchange", "у меня" being "I have".)
   static const std::map<std::string_view, std::vector<std::string_view>> more = {
       {"fr", {"mon", "ma", "mes", "ton", "ta", "tes", "son", "sa", "ses", "notre", "nos", "votre", "vos", "leur", "leurs",
               "ça", "cela", "ceci", "environ", "y", "tout", "tous", "toute", "toutes", "même", "déjà", "très", "aussi", "dont",
-              "ai", "as", "a", "avons", "avez", "ont", "suis", "sommes", "êtes", "été", "me", "te", "m", "t", "s"}},
+              "ai", "as", "a", "avons", "avez", "ont", "suis", "sommes", "êtes", "été", "me", "te", "m", "t", "s", "tu", "ils",
+              "elles", "moi", "toi", "lui", "eux"}},
       {"es", {"mi", "mis", "tu", "tus", "nuestro", "nuestra", "nuestros", "este", "esta", "estos", "estas", "esto",
               "eso", "ese", "esa", "todo", "todos", "toda", "todas", "muy", "ya", "también", "tengo", "tiene",
-              "tienen", "ha", "he", "han", "me", "te", "nos", "le", "les", "sí", "si"}},
+              "tienen", "ha", "he", "han", "me", "te", "nos", "le", "les", "sí", "si", "yo", "tú", "él", "ella", "ellos",
+              "ellas", "nosotros", "nosotras", "vosotros", "usted", "ustedes", "mí", "ti", "conmigo", "contigo"}},
       {"de", {"einer", "eines", "es", "um", "mein", "meine", "meinem", "meinen", "meiner", "dein", "deine", "sein",
               "seine", "ihr", "ihre", "ihrem", "ihren", "nur", "schon", "noch", "sehr", "daß", "diese", "dieser",
               "dieses", "diesem", "diesen", "soll", "sollte", "möchte", "will", "darf", "habe", "hat", "haben", "bin",
               "bist", "wurde", "wurden", "mich", "mir", "uns", "dann", "als", "am", "vom", "zum", "zur", "beim", "ins",
-              "so"}},
+              "so", "du", "dich", "dir", "er", "ihn", "ihm", "sie", "ihnen", "wir", "euch"}},
       {"ru", {"самого", "самый", "самой", "самом", "сам", "сама", "само", "моя", "моё", "мои", "моих", "мою", "наш",
               "наша", "наши", "ваш", "ваша", "ваши", "себя", "себе", "свои", "своих", "своей", "который", "которая",
               "которое", "которые", "котором", "которой", "которых", "данный", "данная", "данное", "данном", "данной",
-              "данного", "данному", "чтобы", "только", "также", "тоже", "очень"}}};
+              "данного", "данному", "чтобы", "только", "также", "тоже", "очень", "меня", "мной", "ты", "тебя", "тебе",
+              "тобой", "него", "ему", "нему", "ним", "нём", "ей", "ею", "неё", "ней", "нею", "оно", "нас", "нам", "нами",
+              "вас", "вам", "вами", "им", "ими", "них", "ними", "собой", "этого", "этой", "этом", "этим", "этими", "этих",
+              "эту"}}};
   if (const auto extra = more.find(code);
       extra != more.end() && std::find(extra->second.begin(), extra->second.end(), word) != extra->second.end())
     return true;
