@@ -63,5 +63,18 @@ TEST(QuestionKinds, DefinitionsAreAskedByWhereDefaultAndMeaning) {
   EXPECT_EQ(question_kind("How do I set swap_space?"), QuestionKind::how_to);
 }
 
+TEST(QuestionKinds, TheSentenceThatAsksSaysTheKindNotItsContext) {
+  // Users often say where they stand first; dots inside names do not end a sentence.
+  EXPECT_EQ(question_kind("I have a BF16 model and no calibration data. How can I have it quantized to FP8?"),
+            QuestionKind::how_to);
+  EXPECT_EQ(question_kind("I don't want the default torch.compile cache. How do I move it?"), QuestionKind::how_to);
+  EXPECT_EQ(question_kind("My server has two NICs! Where is the IP address defined?"), QuestionKind::where);
+  // The first question asked leads; without a question mark, the last sentence (not the empty
+  // one after a final full stop).
+  EXPECT_EQ(question_kind("What is the default port? Can I change it?"), QuestionKind::default_value);
+  EXPECT_EQ(question_kind("Context first. how do I set swap_space"), QuestionKind::how_to);
+  EXPECT_EQ(question_kind("Where is SamplingParams defined. "), QuestionKind::where);
+}
+
 }  // namespace
 }  // namespace rag

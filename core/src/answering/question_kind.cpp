@@ -7,8 +7,26 @@
 
 namespace rag {
 
+namespace {
+
+// The sentence that asks, when sentences of context come before it ("I have a BF16 model and no
+// calibration data. How can I ...?"): the first that ends in '?', else the last.
+std::string_view asking_sentence(std::string_view question) {
+  std::size_t end = question.find('?');
+  end = end == std::string_view::npos ? question.size() : end + 1;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i + 1 < end; ++i)
+    if ((question[i] == '.' || question[i] == '!') && std::isspace(static_cast<unsigned char>(question[i + 1])) != 0 &&
+        question.find_first_not_of(" \t\r\n.!", i + 1) < end)
+      begin = i + 1;
+  while (begin < end && std::isspace(static_cast<unsigned char>(question[begin])) != 0) ++begin;
+  return question.substr(begin, end - begin);
+}
+
+}  // namespace
+
 QuestionKind question_kind(std::string_view question) {
-  std::string q(question);
+  std::string q(asking_sentence(question));
   for (char& c : q)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   const auto starts = [&](std::string_view prefix) { return q.rfind(prefix, 0) == 0; };
