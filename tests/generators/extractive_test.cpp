@@ -317,6 +317,24 @@ TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
   EXPECT_THAT(answer, Not(HasSubstr("shares the GPU")));
 }
 
+TEST(ExtractiveGenerator, AHowToAnswerTakesTheNextSentenceOfItsParagraphThatSaysHow) {
+  // The sentence that matches the question says it can be done; the next one, sharing few of
+  // its words, how. A command elsewhere that scores better does not take its place.
+  const std::vector<Evidence> evidence = {
+      source(1, "markdown",
+             "Dynamic quantization of a BF16 model to FP8 works without calibration data. You can enable the "
+             "feature by specifying `--quantization=fp8`.\n\nCalibration data is gathered with `llm-compressor`."),
+      source(2, "markdown", "Quantized models need less memory; `vllm serve` runs them.")};
+  const std::string answer = make()->generate(ask("I have no calibration data. How do I quantize a BF16 model to FP8 dynamically?", evidence));
+  EXPECT_THAT(answer, HasSubstr("works without calibration data. You can enable the feature by specifying `--quantization=fp8`. [1]"));
+  // Not a sentence of another paragraph.
+  const std::vector<Evidence> apart = {source(1, "markdown",
+                                              "Dynamic quantization of a BF16 model to FP8 works without calibration data.\n\n"
+                                              "You can enable the feature by specifying `--quantization=fp8`.")};
+  EXPECT_THAT(make()->generate(ask("How do I quantize a BF16 model to FP8 dynamically without calibration data?", apart)),
+              Not(HasSubstr("works without calibration data. You can enable")));
+}
+
 TEST(ExtractiveGenerator, AFieldsDocstringComesWithTheFieldAndSkippedTextShows) {
   const GenerationRequest r = ask("How do I get log probabilities and limit the tokens per output?",
                                   {source(1, "python",

@@ -472,10 +472,18 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     if (chosen.empty()) first = best_value;
     take(best);
   }
-  // A how-to answer names what to run or set: when the units chosen name no command, flag or
-  // code, the best unit that does, if it covers enough of the question, takes the place of the
-  // weakest of them that it needs.
+  // A how-to answer names what to run or set. The best sentence's paragraph may go on to say it
+  // ("... can be achieved without any calibration data. You can enable the feature by specifying
+  // `--quantization="fp8"`"): the next sentence comes with it. Else, when the units chosen name no
+  // command, flag or code, the best unit that does, if it covers enough of the question, takes
+  // the place of the weakest of them that it needs.
   const auto names_code = [](const Unit& u) { return u.code || names_command(u.text); };
+  if (kind == QuestionKind::how_to && !chosen.empty() && !names_code(units[chosen.front()])) {
+    const std::size_t next = chosen.front() + 1;
+    if (next < units.size() && units[next].continues && names_code(units[next]) && !is_chosen(next) &&
+        used + units[next].chars <= max_chars_)
+      also_choose(next);
+  }
   if (kind == QuestionKind::how_to && !chosen.empty() &&
       std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return names_code(units[c]); })) {
     std::size_t command = units.size();

@@ -56,6 +56,8 @@ class ExtractiveGenerator final : public Generator {
     bool lede = false;
     /// The first statement of a fenced code block: code before it is another block's.
     bool block_start = false;
+    /// A sentence after another of its paragraph, which it goes on from.
+    bool continues = false;
 
     /// A table row (its header too).
     bool row() const { return item && text.starts_with('|'); }

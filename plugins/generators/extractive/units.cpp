@@ -245,8 +245,10 @@ class UnitWriter {
       if (after_abbreviation(p, start)) continue;
       add(std::string(trim(std::string_view(p).substr(begin, start - begin))), false);
       begin = start;
+      continues_ = !out_.empty() && out_.back().evidence == evidence_ && !out_.back().code;
     }
     add(std::string(trim(std::string_view(p).substr(begin))), false);
+    continues_ = false;
     paragraph_.clear();
     item_ = false;
     in_comment_ = false;
@@ -261,6 +263,7 @@ class UnitWriter {
     u.ends_with_colon = !is_code && text.back() == ':';
     u.lede = lede_ && !is_code && !item_;
     u.block_start = is_code && block_start_;
+    u.continues = !is_code && continues_;
     if (is_code) block_start_ = false;
     // Prose that starts like a code fence (a docstring's ```) would open one where it is quoted.
     if (!is_code && is_fence_line(text)) {
@@ -279,6 +282,7 @@ class UnitWriter {
   bool in_comment_ = false;  // the paragraph is a comment, which its next line continues
   bool lede_ = false;
   bool block_start_ = false;  // the next statement opens a fenced block
+  bool continues_ = false;    // the next sentence goes on from another of its paragraph
   std::string statement_;
   std::size_t statement_lines_ = 0;
   int depth_ = 0;
