@@ -80,14 +80,15 @@ TEST_F(VllmRecall, ValidationSetAtLeast089) { EXPECT_GE(recall_at_5("Dataset_202
 TEST_F(VllmRecall, EverydayQuestionsAnsweredAcceptably) {
   // The set the answers were improved on, the one written before that, and long questions as
   // users write them, a sentence of context first, which declining must not refuse for their
-  // context (README, "Answers"; 13 of 48 before the support's weight cap, 18 with it).
+  // context, nor read their kind from the context (README, "Answers"; 13 of 48 before the
+  // support's weight cap, 18 with it, 21 with the kind read from the sentence that asks).
   const struct {
     const char* file;
     double share;
     int cited;
   } sets[] = {{"tests/answers/everyday_facts.json", 0.85, 1},
               {"tests/answers/everyday_facts_heldout.json", 0.80, 0},
-              {"bench/everyday_ml3_en.json", 0.33, 0}};
+              {"bench/everyday_ml3_en.json", 0.40, 0}};
   for (const auto& set : sets) {
     const auto facts = kSource / set.file;
     const auto answers = *scratch_ / "answers";
