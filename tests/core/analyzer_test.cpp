@@ -174,10 +174,14 @@ TEST(QueryTerms, ReadingsWeighAsOneTermOfTheirDocumentFrequenciesSummed) {
   EXPECT_DOUBLE_EQ(weighed[0].second * idf(30), std::log(100.0 / 31));
   EXPECT_EQ(weighed[1].first, "severally");
   EXPECT_DOUBLE_EQ(weighed[1].second * idf(1), std::log(100.0 / 31));
-  // A reading whose own idf is 0 (Robertson's, for a term most chunks hold) keeps its weight.
-  const auto common = weigh_as_one({"several", "severally"}, 40, df, [](double f) { return f >= 20 ? 0.0 : std::log(40.0 / f); });
-  EXPECT_EQ(common[0].second, 1.0);
-  EXPECT_EQ(common[1].second, 0.0);
+  // Robertson's idf, negative for a term most chunks hold: the readings still score by the one
+  // term's (their summed frequency); a reading whose own idf is 0 adds nothing anyway.
+  const auto robertson = [](double f) { return std::log((40 - f + 0.5) / (f + 0.5)); };
+  const auto common = weigh_as_one({"several", "severally"}, 40, df, robertson);
+  EXPECT_DOUBLE_EQ(common[0].second * robertson(30), robertson(31));
+  EXPECT_DOUBLE_EQ(common[1].second * robertson(1), robertson(31));
+  const std::map<std::string, double> half = {{"half", 20}};
+  EXPECT_EQ(weigh_as_one({"half"}, 40, [&](const std::string& t) { return half.at(t); }, robertson)[0].second, 1.0);
 }
 
 }  // namespace

@@ -69,11 +69,15 @@ TEST(QuestionKinds, TheSentenceThatAsksSaysTheKindNotItsContext) {
             QuestionKind::how_to);
   EXPECT_EQ(question_kind("I don't want the default torch.compile cache. How do I move it?"), QuestionKind::how_to);
   EXPECT_EQ(question_kind("My server has two NICs! Where is the IP address defined?"), QuestionKind::where);
-  // The first question asked leads; without a question mark, the last sentence (not the empty
-  // one after a final full stop).
-  EXPECT_EQ(question_kind("What is the default port? Can I change it?"), QuestionKind::default_value);
+  EXPECT_EQ(question_kind("I pass http://host/v1?model=x to it. How do I change it?"), QuestionKind::how_to);
+  // A sentence that asks nothing of a kind leaves it to the next: the question marks first, then
+  // the others, in order; the whole text last.
+  EXPECT_EQ(question_kind("Is it possible? How do I set it?"), QuestionKind::how_to);
+  EXPECT_EQ(question_kind("How do I set e.g. the port?"), QuestionKind::how_to);
+  EXPECT_EQ(question_kind("What is the default value of max_model_len, i.e. the limit?"), QuestionKind::default_value);
+  EXPECT_EQ(question_kind("How do I set swap_space. Thanks!"), QuestionKind::how_to);
   EXPECT_EQ(question_kind("Context first. how do I set swap_space"), QuestionKind::how_to);
-  EXPECT_EQ(question_kind("Where is SamplingParams defined. "), QuestionKind::where);
+  EXPECT_EQ(question_kind("Thanks. Everything else works."), QuestionKind::other);
 }
 
 }  // namespace

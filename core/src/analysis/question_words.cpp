@@ -119,8 +119,10 @@ std::vector<std::pair<std::string, double>> weigh_as_one(std::vector<std::string
   std::vector<std::pair<std::string, double>> weighed;
   for (std::size_t r = 0; r < readings.size(); ++r) {
     if (frequencies[r] <= 0) continue;
-    const double own = idf(frequencies[r]);  // none with Robertson's idf when most chunks hold it
-    weighed.emplace_back(std::move(readings[r]), own > 0 ? one / own : 1.0);
+    // Robertson's idf is 0 for a term half the chunks hold (negative past that): such a reading
+    // adds nothing whatever its weight.
+    const double own = idf(frequencies[r]);
+    weighed.emplace_back(std::move(readings[r]), own != 0 ? one / own : 1.0);
   }
   return weighed;
 }

@@ -1,7 +1,9 @@
 #include "rag/question_kind.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "rag/definitions.hpp"
 
@@ -9,24 +11,9 @@ namespace rag {
 
 namespace {
 
-// The sentence that asks, when sentences of context come before it ("I have a BF16 model and no
-// calibration data. How can I ...?"): the first that ends in '?', else the last.
-std::string_view asking_sentence(std::string_view question) {
-  std::size_t end = question.find('?');
-  end = end == std::string_view::npos ? question.size() : end + 1;
-  std::size_t begin = 0;
-  for (std::size_t i = 0; i + 1 < end; ++i)
-    if ((question[i] == '.' || question[i] == '!') && std::isspace(static_cast<unsigned char>(question[i + 1])) != 0 &&
-        question.find_first_not_of(" \t\r\n.!", i + 1) < end)
-      begin = i + 1;
-  while (begin < end && std::isspace(static_cast<unsigned char>(question[begin])) != 0) ++begin;
-  return question.substr(begin, end - begin);
-}
-
-}  // namespace
-
-QuestionKind question_kind(std::string_view question) {
-  std::string q(asking_sentence(question));
+// The kind that one sentence asks.
+QuestionKind kind_of(std::string_view question) {
+  std::string q(question);
   for (char& c : q)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   const auto starts = [&](std::string_view prefix) { return q.rfind(prefix, 0) == 0; };
@@ -73,6 +60,30 @@ QuestionKind question_kind(std::string_view question) {
     return words <= 4 ? QuestionKind::what_is : QuestionKind::other;
   }
   return QuestionKind::other;
+}
+
+}  // namespace
+
+QuestionKind question_kind(std::string_view question) {
+  // Users often say where they stand before they ask ("I have a BF16 model and no calibration
+  // data. How can I ...?"): the sentences that end in '?' say the kind first, then the others
+  // ("How do I set swap_space. Thanks!"), in order; a sentence ends at '.', '!' or '?' before a
+  // space, so that neither `torch.compile` nor a URL's "?model=x" ends one.
+  std::vector<std::string_view> asking, telling;
+  for (std::size_t begin = 0, i = 0; i < question.size(); ++i) {
+    const char c = question[i];
+    const bool ends = (c == '.' || c == '!' || c == '?') &&
+                      (i + 1 == question.size() || std::isspace(static_cast<unsigned char>(question[i + 1])) != 0);
+    if (!ends && i + 1 < question.size()) continue;
+    std::string_view sentence = question.substr(begin, i + 1 - begin);
+    sentence.remove_prefix(std::min(sentence.size(), sentence.find_first_not_of(" \t\r\n")));
+    (ends && c == '?' ? asking : telling).push_back(sentence);
+    begin = i + 1;
+  }
+  for (const auto* sentences : {&asking, &telling})
+    for (const std::string_view sentence : *sentences)
+      if (const QuestionKind kind = kind_of(sentence); kind != QuestionKind::other) return kind;
+  return kind_of(question);
 }
 
 }  // namespace rag

@@ -388,7 +388,7 @@ class QueryWriter {
   }
 
   // The readings of one word of the question, joined by '|' ("change|alter"): answering counts
-  // the word found when any of them is (question_words.hpp), retrieval reads each as a term. A
+  // the word found when any of them is, retrieval reads them as one term (question_words.hpp). A
   // phrase among them ("rate of flow") is written as words.
   void add_readings(const std::vector<std::string>& readings) {
     if (std::any_of(readings.begin(), readings.end(), [](const std::string& r) { return r.find(' ') != std::string::npos; })) {

@@ -458,6 +458,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     }
   };
   double first = 0;
+  std::size_t best_unit = units.size();  // the first taken, not what came with it (a field, a header)
   for (std::size_t picks = 0; picks < max_units_; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
@@ -469,7 +470,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       if (value > best_value) best = u, best_value = value;
     }
     if (best == units.size() || (!chosen.empty() && best_value < kFollowShare * first)) break;
-    if (chosen.empty()) first = best_value;
+    if (chosen.empty()) first = best_value, best_unit = best;
     take(best);
   }
   // A how-to answer names what to run or set. The best sentence's paragraph may go on to say it
@@ -478,8 +479,8 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   // command, flag or code, the best unit that does, if it covers enough of the question, takes
   // the place of the weakest of them that it needs.
   const auto names_code = [](const Unit& u) { return u.code || names_command(u.text); };
-  if (kind == QuestionKind::how_to && !chosen.empty() && !names_code(units[chosen.front()])) {
-    const std::size_t next = chosen.front() + 1;
+  if (kind == QuestionKind::how_to && best_unit < units.size() && !names_code(units[best_unit])) {
+    const std::size_t next = best_unit + 1;
     if (next < units.size() && units[next].continues && names_code(units[next]) && !is_chosen(next) &&
         used + units[next].chars <= max_chars_)
       also_choose(next);

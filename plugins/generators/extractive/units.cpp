@@ -241,11 +241,12 @@ class UnitWriter {
   void flush_prose() {
     const std::string p = links_ ? plain_links(paragraph_) : paragraph_;
     std::size_t begin = 0;
+    const std::size_t before = out_.size();
     for (const std::size_t start : sentence_starts(p, {0, p.size()})) {
       if (after_abbreviation(p, start)) continue;
       add(std::string(trim(std::string_view(p).substr(begin, start - begin))), false);
       begin = start;
-      continues_ = !out_.empty() && out_.back().evidence == evidence_ && !out_.back().code;
+      continues_ = out_.size() > before;
     }
     add(std::string(trim(std::string_view(p).substr(begin))), false);
     continues_ = false;

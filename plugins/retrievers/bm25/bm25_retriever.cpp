@@ -225,6 +225,7 @@ Bm25Retriever::WeightedTerms Bm25Retriever::expand(const WeightedTerms& terms, c
     double model_sum = 0, query_sum = 0;
     for (const auto& [weight, term] : best) model_sum += weight;
     for (const auto& [term, weight] : terms[a]) query_sum += weight;
+    if (query_sum <= 0) query_sum = 1;  // a word read several ways may weigh <= 0 (weigh_as_one, Robertson)
     std::map<std::string, double> mixed;
     for (const auto& [term, weight] : terms[a]) mixed[term] += (1 - feedback_.weight) * weight / query_sum;
     if (model_sum > 0)

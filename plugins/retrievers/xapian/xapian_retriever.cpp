@@ -100,8 +100,9 @@ Xapian::Query XapianRetriever::make_query(std::string_view query) const {
     QueryTerms read = query_terms(query, *analyzers[a]);
     for (const auto& [term, count] : read.counted)
       terms.emplace_back(Xapian::Query::OP_SCALE_WEIGHT, Xapian::Query(xapian_term(term)), count);
-    // A word read several ways is one term: Xapian's synonym operator is Pirkola's structured
-    // query (question_words.hpp), its readings' frequencies summed.
+    // A word read several ways is one term (question_words.hpp), by Xapian's synonym operator:
+    // the readings' counts in a chunk added before saturation and the frequency of their union
+    // estimated, where bm25's weigh_as_one saturates each alone and sums their frequencies.
     for (const std::vector<std::string>& readings : read.read_several_ways) {
       std::vector<Xapian::Query> each;
       for (const std::string& term : readings) each.emplace_back(xapian_term(term));
