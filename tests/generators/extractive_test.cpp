@@ -187,6 +187,14 @@ TEST(ExtractiveGenerator, AHowToAnswerNamesWhatToRun) {
   EXPECT_THAT(make()->generate(what), Not(HasSubstr("--enable-lora")));
 }
 
+TEST(ExtractiveCodeReading, DeclaredNamesOfClassesAndFunctions) {
+  EXPECT_EQ(extractive::declared_name("class SSLCertRefresher(Base):"), "SSLCertRefresher");
+  EXPECT_EQ(extractive::declared_name("    async def serve(self, port: int = 8000) -> None:"), "serve");
+  EXPECT_EQ(extractive::declared_name("def f():"), "f");
+  EXPECT_EQ(extractive::declared_name("classes = []"), "");
+  EXPECT_EQ(extractive::declared_name("port: int = 8000"), "");
+}
+
 TEST(ExtractiveCodeReading, ShellCommandsAreToldFromPython) {
   for (const std::string command : {"vllm serve m --enable-lora", "$ pip install vllm", "  docker run -it image",
                                     "CUDA_VISIBLE_DEVICES=0 VLLM_USE_V1=1 python3 -m vllm.entrypoints.openai.api_server",
@@ -333,6 +341,21 @@ TEST(ExtractiveGenerator, AHowToAnswerTakesTheNextSentenceOfItsParagraphThatSays
                                               "You can enable the feature by specifying `--quantization=fp8`.")};
   EXPECT_THAT(make()->generate(ask("How do I quantize a BF16 model to FP8 dynamically without calibration data?", apart)),
               Not(HasSubstr("works without calibration data. You can enable")));
+}
+
+TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {
+  const Evidence code = source(1, "python",
+                               "class SSLCertRefresher:\n    \"\"\"A class that monitors SSL certificate files and reloads them "
+                               "when they change. It watches the key file too.\"\"\"\n\n    def __init__(self):\n        pass\n\n"
+                               "async def refresh_loop(period):\n    \"\"\"Checks the certificate files every period seconds.\"\"\"\n");
+  EXPECT_THAT(make()->generate(ask("What reloads the SSL certificate files when they change?", {code})),
+              HasSubstr("`SSLCertRefresher`: A class that monitors SSL certificate files and reloads them when they change."));
+  // Once, before the docstring's first sentence taken; not when the sentence names it already.
+  const std::string both = make()->generate(ask("What monitors and reloads SSL certificate files and watches the key file?", {code}));
+  EXPECT_THAT(both, HasSubstr("`SSLCertRefresher`: A class that monitors"));
+  EXPECT_THAT(both, HasSubstr("when they change. It watches the key file too."));
+  EXPECT_THAT(make()->generate(ask("How often are the certificate files checked?", {code})),
+              HasSubstr("`refresh_loop`: Checks the certificate files every period seconds."));
 }
 
 TEST(ExtractiveGenerator, AFieldsDocstringComesWithTheFieldAndSkippedTextShows) {

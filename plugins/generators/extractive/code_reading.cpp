@@ -68,6 +68,18 @@ bool gives_value(std::string_view code) {
          code[eq - 1] != '!' && code[eq - 1] != '<' && code[eq - 1] != '>';
 }
 
+std::string_view declared_name(std::string_view statement) {
+  std::string_view t = trim(statement);
+  for (const std::string_view keyword : {"class ", "def ", "async def "}) {
+    if (!t.starts_with(keyword)) continue;
+    t.remove_prefix(keyword.size());
+    std::size_t end = 0;
+    while (end < t.size() && is_name_char(t[end])) ++end;
+    return t.substr(0, end);
+  }
+  return {};
+}
+
 bool is_field(std::string_view code) {
   const std::string_view t = trim(code);
   std::size_t name = 0;

@@ -11,6 +11,9 @@ namespace rag::extractive {
 bool gives_value(std::string_view code);
 /// A typed field, as a class declares it: "seed: Optional[int] = None" (not "out = f(seed=42)").
 bool is_field(std::string_view code);
+/// The name a Python class or function declaration gives ("class SSLCertRefresher:",
+/// "async def serve(...)"); empty for any other statement.
+std::string_view declared_name(std::string_view statement);
 /// A statement that holds a place and says nothing of what the code does: "pass", "...",
 /// "raise NotImplementedError" (with or without a message), an abstract method's whole body.
 bool is_placeholder(std::string_view statement);

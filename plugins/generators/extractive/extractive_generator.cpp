@@ -388,15 +388,29 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   };
   const auto take = [&](std::size_t unit) {
     // A field's docstring says what it is but not its name, its later sentences not even what
-    // ("When a sequence is longer than this, ..."): the field comes with it.
+    // ("When a sequence is longer than this, ..."): the field comes with it. A class's or
+    // function's docstring ("A class that monitors SSL certificate files ...") is led by the
+    // name it documents, once, unless the question writes it.
     if (!units[unit].code && request.evidence[units[unit].evidence].kind == "python") {
-      std::size_t field = unit;
-      while (field > 0 && unit - field < kMaxFollowUnits && units[field - 1].evidence == units[unit].evidence &&
-             !units[field - 1].code && !units[field - 1].item)
-        --field;
-      if (field > 0 && units[field - 1].code && units[field - 1].evidence == units[unit].evidence &&
-          gives_value(units[field - 1].text))
-        also_choose(field - 1);
+      std::size_t doc = unit;  // the docstring's first sentence
+      while (doc > 0 && unit - doc < kMaxFollowUnits && units[doc - 1].evidence == units[unit].evidence &&
+             !units[doc - 1].code && !units[doc - 1].item)
+        --doc;
+      if (doc > 0 && units[doc - 1].code && units[doc - 1].evidence == units[unit].evidence) {
+        const std::string_view name = declared_name(units[doc - 1].text);
+        const std::string label = "`" + std::string(name) + "`: ";
+        const auto labels = [&](std::size_t u) {  // a chosen unit that names the declaration already
+          return u + 1 >= doc && u < doc + kMaxFollowUnits && units[u].evidence == units[unit].evidence &&
+                 (u + 1 == doc || units[u].text.starts_with(label));
+        };
+        if (gives_value(units[doc - 1].text)) {
+          also_choose(doc - 1);
+        } else if (!name.empty() && units[unit].text.find(name) == std::string::npos &&
+                   request.question.find(name) == std::string::npos && std::none_of(chosen.begin(), chosen.end(), labels)) {
+          units[unit].text = label + units[unit].text;
+          units[unit].chars = utf8::count_code_points(units[unit].text);
+        }
+      }
     }
     // A table row is read under its header.
     if (units[unit].row() && !units[unit].header)
