@@ -78,6 +78,9 @@ Start the [server](serve.md) with the
   continues here
 - second item
 
+1. Install Docker. Then log in.
+2) Start the server.
+
 | flag | meaning |
 |------|---------|
 | `--port` | the port |
@@ -93,6 +96,7 @@ vllm serve model \
   EXPECT_THAT(texts(units), ::testing::ElementsAre("Start the server with the CLI.", "It listens on `port` 8000, or `--port {port}`.",
                                                    "See `vllm/cli.py` and PR #123.",
                                                    "- first item continues here", "- second item",
+                                                   "1. Install Docker.", "Then log in.", "2) Start the server.",
                                                    "| flag | meaning |", "| `--port` | the port |",
                                                    "An admonition body.", "code: vllm serve model \\\n  --port 8000"));
   EXPECT_TRUE(units[0].code == false && units[0].ends_with_colon == false);

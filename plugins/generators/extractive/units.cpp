@@ -90,7 +90,8 @@ bool is_markup(std::string_view t) {
 
 bool is_table_rule(std::string_view t) { return t.find_first_not_of("|-: ") == std::string_view::npos; }
 
-// True when the sentence break at `start` follows an abbreviation ("e.g. the model").
+// True when the sentence break at `start` follows an abbreviation ("e.g. the model") or the
+// number that opens an ordered list item ("1. Install Docker."), which ends no sentence.
 bool after_abbreviation(std::string_view text, std::size_t start) {
   std::size_t dot = start;
   while (dot > 0 && text[dot - 1] == ' ') --dot;
@@ -99,6 +100,7 @@ bool after_abbreviation(std::string_view text, std::size_t start) {
   const std::size_t space = text.rfind(' ', word_end);
   const std::size_t word_begin = space == std::string_view::npos ? 0 : space + 1;
   const std::string word = lowered(text.substr(word_begin, word_end - word_begin));
+  if (word_begin == 0 && !word.empty() && word.find_first_not_of("0123456789") == std::string::npos) return true;
   for (const std::string_view a : {"e.g", "i.e", "etc", "vs", "cf", "approx", "(e.g", "(i.e"})
     if (word == a) return true;
   return false;
