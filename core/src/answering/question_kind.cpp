@@ -1,11 +1,11 @@
 #include "rag/question_kind.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
 
 #include "rag/definitions.hpp"
+#include "rag/span_splitter.hpp"
 
 namespace rag {
 
@@ -67,18 +67,19 @@ QuestionKind kind_of(std::string_view question) {
 QuestionKind question_kind(std::string_view question) {
   // Users often say where they stand before they ask ("I have a BF16 model and no calibration
   // data. How can I ...?"): the sentences that end in '?' say the kind first, then the others
-  // ("How do I set swap_space. Thanks!"), in order; a sentence ends at '.', '!' or '?' before a
-  // space, so that neither `torch.compile` nor a URL's "?model=x" ends one.
+  // ("How do I set swap_space. Thanks!"), in order. Sentences as sentence_starts cuts them, at
+  // '.', '!' or '?' before a space: neither `torch.compile` nor a URL's "?model=x" ends one.
   std::vector<std::string_view> asking, telling;
-  for (std::size_t begin = 0, i = 0; i < question.size(); ++i) {
-    const char c = question[i];
-    const bool ends = (c == '.' || c == '!' || c == '?') &&
-                      (i + 1 == question.size() || std::isspace(static_cast<unsigned char>(question[i + 1])) != 0);
-    if (!ends && i + 1 < question.size()) continue;
-    std::string_view sentence = question.substr(begin, i + 1 - begin);
-    sentence.remove_prefix(std::min(sentence.size(), sentence.find_first_not_of(" \t\r\n")));
-    (ends && c == '?' ? asking : telling).push_back(sentence);
-    begin = i + 1;
+  std::vector<std::size_t> starts = sentence_starts(question, {0, question.size()});
+  starts.push_back(question.size());
+  std::size_t begin = 0;
+  for (const std::size_t end : starts) {
+    std::string_view sentence = question.substr(begin, end - begin);
+    begin = end;
+    const std::size_t first = sentence.find_first_not_of(" \t\r\n\f\v");
+    if (first == std::string_view::npos) continue;
+    sentence = sentence.substr(first, sentence.find_last_not_of(" \t\r\n\f\v") + 1 - first);
+    (sentence.ends_with('?') ? asking : telling).push_back(sentence);
   }
   for (const auto* sentences : {&asking, &telling})
     for (const std::string_view sentence : *sentences)

@@ -200,18 +200,12 @@ std::string_view english_sources_note(std::string_view code) {
 }
 
 bool is_function_word(std::string_view code, std::string_view word) {
-  // ё is as often written е ("ее", "еще").
-  static const std::vector<std::string_view> russian = {
-      "и", "в", "во", "на", "с", "со", "по", "к", "ко", "о", "об", "от", "до", "из", "за", "для", "при", "у", "не",
-      "ли", "а", "но", "или", "же", "бы", "это", "этот", "эта", "эти", "то", "как", "что", "чем", "мне", "я", "мы",
-      "вы", "он", "она", "они", "его", "её", "их", "есть", "быть", "можно", "нужно", "ли", "ещё", "уже", "так",
-      "такое", "такой", "такая", "такие", "через", "без", "над", "под", "между", "после", "перед", "если", "все",
-      "всё", "свой", "свою", "мой", "моей", "ее", "еще"};
-  if (code == "ru" && std::find(russian.begin(), russian.end(), word) != russian.end()) return true;
-  // Not among the words that vote for a language (a possessive or auxiliary says little of which
-  // it is) but as void of topic: possessives, personal pronouns in every case, auxiliaries,
-  // particles. (A reversed dictionary reads "меня" as "exchange", "у меня" being "I have".)
-  static const std::map<std::string_view, std::vector<std::string_view>> more = {
+  // Words void of topic, which a translation drops. A Latin language's also include the words that
+  // vote for it (latin_languages()); these do not (a possessive or auxiliary says little of which
+  // language it is): possessives, personal pronouns in every case, auxiliaries, particles.
+  // Russian, told by its script, has all of its own here, ё also written е ("ее", "еще"). (A
+  // reversed dictionary reads "меня" as "exchange", "у меня" being "I have".)
+  static const std::map<std::string_view, std::vector<std::string_view>> topicless = {
       {"fr", {"mon", "ma", "mes", "ton", "ta", "tes", "son", "sa", "ses", "notre", "nos", "votre", "vos", "leur", "leurs",
               "ça", "cela", "ceci", "environ", "y", "tout", "tous", "toute", "toutes", "même", "déjà", "très", "aussi", "dont",
               "ai", "as", "a", "avons", "avez", "ont", "suis", "sommes", "êtes", "été", "me", "te", "m", "t", "s", "tu", "ils",
@@ -225,15 +219,20 @@ bool is_function_word(std::string_view code, std::string_view word) {
               "dieses", "diesem", "diesen", "soll", "sollte", "möchte", "will", "darf", "habe", "hat", "haben", "bin",
               "bist", "wurde", "wurden", "mich", "mir", "uns", "dann", "als", "am", "vom", "zum", "zur", "beim", "ins",
               "so", "du", "dich", "dir", "er", "ihn", "ihm", "sie", "ihnen", "wir", "euch"}},
-      {"ru", {"самого", "самый", "самой", "самом", "сам", "сама", "само", "моя", "моё", "мои", "моих", "мою", "наш",
-              "наша", "наши", "ваш", "ваша", "ваши", "себя", "себе", "свои", "своих", "своей", "который", "которая",
-              "которое", "которые", "котором", "которой", "которых", "данный", "данная", "данное", "данном", "данной",
-              "данного", "данному", "чтобы", "только", "также", "тоже", "очень", "мое", "меня", "мной", "ты", "тебя",
-              "тебе", "тобой", "него", "ему", "нему", "ним", "нём", "нем", "ей", "ею", "неё", "нее", "ней", "нею",
-              "оно", "нас", "нам", "нами", "вас", "вам", "вами", "им", "ими", "них", "ними", "собой", "этого", "этой",
-              "этом", "этим", "этими", "этих", "эту"}}};
-  if (const auto extra = more.find(code);
-      extra != more.end() && std::find(extra->second.begin(), extra->second.end(), word) != extra->second.end())
+      {"ru", {"и", "в", "во", "на", "с", "со", "по", "к", "ко", "о", "об", "от", "до", "из", "за", "для", "при", "у",
+              "не", "ли", "а", "но", "или", "же", "бы", "это", "этот", "эта", "эти", "то", "как", "что", "чем", "мне",
+              "я", "мы", "вы", "он", "она", "они", "его", "её", "их", "есть", "быть", "можно", "нужно", "ещё", "уже",
+              "так", "такое", "такой", "такая", "такие", "через", "без", "над", "под", "между", "после", "перед",
+              "если", "все", "всё", "свой", "свою", "мой", "моей", "ее", "еще", "самого", "самый", "самой", "самом",
+              "сам", "сама", "само", "моя", "моё", "мои", "моих", "мою", "наш", "наша", "наши", "ваш", "ваша", "ваши",
+              "себя", "себе", "свои", "своих", "своей", "который", "которая", "которое", "которые", "котором",
+              "которой", "которых", "данный", "данная", "данное", "данном", "данной", "данного", "данному", "чтобы",
+              "только", "также", "тоже", "очень", "мое", "меня", "мной", "ты", "тебя", "тебе", "тобой", "него", "ему",
+              "нему", "ним", "нём", "нем", "ей", "ею", "неё", "нее", "ней", "нею", "оно", "нас", "нам", "нами", "вас",
+              "вам", "вами", "им", "ими", "них", "ними", "собой", "этого", "этой", "этом", "этим", "этими", "этих",
+              "эту"}}};
+  if (const auto listed = topicless.find(code);
+      listed != topicless.end() && std::find(listed->second.begin(), listed->second.end(), word) != listed->second.end())
     return true;
   for (const auto& language : latin_languages())
     if (language.code == code)

@@ -90,9 +90,9 @@ bool is_markup(std::string_view t) {
 
 bool is_table_rule(std::string_view t) { return t.find_first_not_of("|-: ") == std::string_view::npos; }
 
-// True when the sentence break at `start` follows an abbreviation ("e.g. the model") or the
-// number that opens an ordered list item ("1. Install Docker."), which ends no sentence.
-bool after_abbreviation(std::string_view text, std::size_t start) {
+// True when the sentence break at `start` is none: it follows an abbreviation ("e.g. the model")
+// or the number that opens an ordered list item ("1. Install Docker.").
+bool ends_no_sentence(std::string_view text, std::size_t start) {
   std::size_t dot = start;
   while (dot > 0 && text[dot - 1] == ' ') --dot;
   if (dot == 0 || text[dot - 1] != '.') return false;
@@ -245,7 +245,7 @@ class UnitWriter {
     std::size_t begin = 0;
     const std::size_t before = out_.size();
     for (const std::size_t start : sentence_starts(p, {0, p.size()})) {
-      if (after_abbreviation(p, start)) continue;
+      if (ends_no_sentence(p, start)) continue;
       add(std::string(trim(std::string_view(p).substr(begin, start - begin))), false);
       begin = start;
       continues_ = out_.size() > before;

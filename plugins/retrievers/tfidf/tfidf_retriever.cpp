@@ -85,21 +85,15 @@ std::vector<Hit> TfidfRetriever::search(std::string_view query, std::size_t k) c
     };
     std::vector<Weighted> terms;
     double square = 0;
-    // A term of the query, its weight in the query vector given by its idf; none for a term no
-    // chunk holds.
-    const auto add = [&](const std::string& term, const auto& query_weight) {
-      InvertedIndexSet::TermPostings postings = index_.postings(term);
-      if (postings.document_frequency == 0) return;
-      const double idf = idf_weight(n, static_cast<double>(postings.document_frequency));
-      terms.push_back({std::move(postings), query_weight(idf), idf});
-    };
     QueryTerms read = query_terms(query, *analyzers[a]);
-    for (const auto& [term, count] : read.counted)
-      add(term, [&](double idf) {
-        const double w = tf_weight(count) * idf;
-        square += w * w;
-        return w;
-      });
+    for (const auto& [term, count] : read.counted) {
+      InvertedIndexSet::TermPostings postings = index_.postings(term);
+      if (postings.document_frequency == 0) continue;
+      const double idf = idf_weight(n, static_cast<double>(postings.document_frequency));
+      const double w = tf_weight(count) * idf;
+      square += w * w;
+      terms.push_back({std::move(postings), w, idf});
+    }
     // A word read several ways is one dimension of the query, whose idf is its readings' as one
     // term (question_words.hpp): each reading's product with a chunk's component (its own idf)
     // is that idf squared, and the dimension counts once in the query's norm.
@@ -107,11 +101,12 @@ std::vector<Hit> TfidfRetriever::search(std::string_view query, std::size_t k) c
     const auto inverse_frequency = [&](double df) { return idf_weight(n, df); };
     for (std::vector<std::string>& readings : read.read_several_ways) {
       double one = 0;
-      for (const auto& [term, weight] : weigh_as_one(std::move(readings), n, frequency, inverse_frequency))
-        add(term, [&, weight = weight](double idf) {
-          one = weight * idf;
-          return tf_weight(1) * one * weight;
-        });
+      for (auto& [term, weight] : weigh_as_one(std::move(readings), n, frequency, inverse_frequency)) {
+        InvertedIndexSet::TermPostings postings = index_.postings(term);
+        const double idf = idf_weight(n, static_cast<double>(postings.document_frequency));
+        one = weight * idf;
+        terms.push_back({std::move(postings), tf_weight(1) * one * weight, idf});
+      }
       square += tf_weight(1) * one * tf_weight(1) * one;
     }
     const double query_scale = l2_ && square > 0 ? 1.0 / std::sqrt(square) : 1.0;
