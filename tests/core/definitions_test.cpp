@@ -80,5 +80,24 @@ TEST(QuestionKinds, TheSentenceThatAsksSaysTheKindNotItsContext) {
   EXPECT_EQ(question_kind("Thanks. Everything else works."), QuestionKind::other);
 }
 
+TEST(AnswerTypes, TheNounAQuestionWordHeadsSaysWhatTheAnswerIs) {
+  EXPECT_TRUE(answer_types("Which environment variable sets the host IP?").environment_variable);
+  EXPECT_TRUE(answer_types("What env var do I set?").environment_variable);
+  EXPECT_TRUE(answer_types("What flag is mandatory to enable tool calling?").option);
+  EXPECT_TRUE(answer_types("How many sequences run at most?").quantity);
+  EXPECT_TRUE(answer_types("I use Gaudi. What share of memory is reserved for graphs?").quantity);
+  EXPECT_TRUE(answer_types("Which class parses the reasoning?").class_name);
+  EXPECT_TRUE(answer_types("Which script finds the best settings?").path);
+  EXPECT_TRUE(answer_types("What command starts the server?").command);
+  // "What is the ..." names it after the article; of a compound, the last noun is the head.
+  EXPECT_TRUE(answer_types("What is the maximum audio file size accepted?").quantity);
+  EXPECT_FALSE(answer_types("What is the maximum audio file size accepted?").path);
+  // The phrase ends at its verb or preposition: what follows is not what is asked.
+  EXPECT_FALSE(answer_types("What does the port flag control?").any());
+  EXPECT_FALSE(answer_types("Which models work with the file loader?").any());
+  EXPECT_FALSE(answer_types("How do I start the server?").any());
+  EXPECT_FALSE(answer_types("Where is the environment variable read?").any());
+}
+
 }  // namespace
 }  // namespace rag

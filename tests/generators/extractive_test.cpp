@@ -863,6 +863,21 @@ TEST(ExtractiveGenerator, OddTextNeverBreaksIt) {
     }
 }
 
+TEST(ExtractiveGenerator, PrefersTheSentenceHoldingWhatTheQuestionWordAsksFor) {
+  // Both sentences share the question's words; one holds the number "how much" asks for, the
+  // other the variable "which environment variable" asks for.
+  const auto generator = make("{max_units: 1}");
+  const std::vector<Evidence> page = {source(1, "markdown",
+                                             "HPU Graphs reserve memory for capture on Gaudi devices.\n\n"
+                                             "By default `VLLM_GRAPH_RESERVED_MEM` reserves 0.1 of the memory for graph capture.\n")};
+  EXPECT_THAT(generator->generate(ask("How much memory is reserved for HPU graph capture?", page)), HasSubstr("0.1"));
+  EXPECT_THAT(generator->generate(ask("Which environment variable reserves memory for HPU graph capture?", page)),
+              HasSubstr("VLLM_GRAPH_RESERVED_MEM"));
+  // A question that asks for no such thing keeps the better-matching sentence.
+  EXPECT_THAT(generator->generate(ask("Do HPU graphs reserve memory for capture on Gaudi devices?", page)),
+              Not(HasSubstr("0.1")));
+}
+
 TEST(ExtractiveGenerator, OptionsAreChecked) {
   EXPECT_THROW(make("{max_char: 10}"), Error);
   EXPECT_THROW(make("{max_chars: 5}"), Error);

@@ -19,4 +19,23 @@ enum class QuestionKind {
 /// The kind of `question`, an English question (a translated one starts with its question word).
 QuestionKind question_kind(std::string_view question);
 
+/// What a question's answer is, as its question word names it: the noun a "which" or "what"
+/// heads ("which environment variable", "what port") or "how" with a measure ("how many"). Text
+/// that holds a thing of that type is likelier to answer it than text that only shares its words
+/// ("HPU Graphs are the most performant ..." against "`VLLM_GRAPH_RESERVED_MEM`: ..., `0.1` by
+/// default" for "What share of memory is reserved for HPU Graphs?").
+struct AnswerTypes {
+  bool environment_variable = false;  ///< "which environment variable": an UPPER_CASE_NAME
+  bool option = false;                ///< "which flag / argument / parameter / setting": a --flag or code
+  bool quantity = false;              ///< "how many / much / long / often", "what share / size / port": a number
+  bool class_name = false;            ///< "which class": a CamelCase name
+  bool path = false;                  ///< "which file / directory / script / module": a path
+  bool command = false;               ///< "which command": a command, or code
+
+  bool any() const { return environment_variable || option || quantity || class_name || path || command; }
+};
+
+/// The answer types `question` (English) asks for; none for most questions ("How do I ...?").
+AnswerTypes answer_types(std::string_view question);
+
 }  // namespace rag

@@ -1,6 +1,8 @@
 #include "rag/question_kind.hpp"
 
 #include <cctype>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,7 +64,74 @@ QuestionKind kind_of(std::string_view question) {
   return QuestionKind::other;
 }
 
+// The answer type a noun names, when it names one; a later noun of a compound is its head ("file
+// size" asks a size, "environment variable" a variable).
+bool type_of(std::string_view noun, AnswerTypes* types) {
+  static const std::map<std::string_view, bool AnswerTypes::*> kNouns = {
+      {"variable", &AnswerTypes::environment_variable}, {"variables", &AnswerTypes::environment_variable},
+      {"var", &AnswerTypes::environment_variable},      {"flag", &AnswerTypes::option},
+      {"flags", &AnswerTypes::option},                  {"argument", &AnswerTypes::option},
+      {"arguments", &AnswerTypes::option},              {"parameter", &AnswerTypes::option},
+      {"parameters", &AnswerTypes::option},             {"option", &AnswerTypes::option},
+      {"options", &AnswerTypes::option},                {"setting", &AnswerTypes::option},
+      {"settings", &AnswerTypes::option},               {"share", &AnswerTypes::quantity},
+      {"percentage", &AnswerTypes::quantity},           {"fraction", &AnswerTypes::quantity},
+      {"ratio", &AnswerTypes::quantity},                {"size", &AnswerTypes::quantity},
+      {"number", &AnswerTypes::quantity},               {"amount", &AnswerTypes::quantity},
+      {"limit", &AnswerTypes::quantity},                {"timeout", &AnswerTypes::quantity},
+      {"port", &AnswerTypes::quantity},                 {"version", &AnswerTypes::quantity},
+      {"versions", &AnswerTypes::quantity},             {"class", &AnswerTypes::class_name},
+      {"classes", &AnswerTypes::class_name},            {"file", &AnswerTypes::path},
+      {"files", &AnswerTypes::path},                    {"directory", &AnswerTypes::path},
+      {"folder", &AnswerTypes::path},                   {"script", &AnswerTypes::path},
+      {"module", &AnswerTypes::path},                   {"path", &AnswerTypes::path},
+      {"command", &AnswerTypes::command},               {"commands", &AnswerTypes::command}};
+  const auto found = kNouns.find(noun);
+  if (found == kNouns.end()) return false;
+  if (types) types->*found->second = true;
+  return true;
+}
+
 }  // namespace
+
+AnswerTypes answer_types(std::string_view question) {
+  std::vector<std::string> words;  // lowered runs of letters, digits and '-'
+  for (std::size_t i = 0; i < question.size();) {
+    std::size_t end = i;
+    while (end < question.size() && (std::isalnum(static_cast<unsigned char>(question[end])) != 0 || question[end] == '-')) ++end;
+    if (end > i) {
+      std::string w(question.substr(i, end - i));
+      for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      words.push_back(std::move(w));
+    }
+    i = end + 1;
+  }
+  static const std::set<std::string_view> kMeasures = {"many", "much", "long", "often", "large", "big",
+                                                       "fast", "far",  "high", "low",   "small"};
+  // Words that end the phrase a question word heads: a verb or a preposition ("which flag do
+  // I ...", "what size of ...").
+  static const std::set<std::string_view> kPhraseEnds = {"is", "are", "was", "were", "does", "do", "did", "should", "can",
+                                                         "could", "will", "would", "has", "have", "of", "that", "for",
+                                                         "in", "on", "to", "when", "if", "which", "with"};
+  constexpr std::size_t kPhraseWords = 5;
+  AnswerTypes types;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "how" && i + 1 < words.size() && kMeasures.contains(words[i + 1])) types.quantity = true;
+    if (words[i] != "which" && words[i] != "what") continue;
+    std::size_t at = i + 1;
+    // "What is the maximum audio file size ...": the phrase after "is the" names what is asked.
+    if (at + 1 < words.size() && (words[at] == "is" || words[at] == "are") &&
+        (words[at + 1] == "the" || words[at + 1] == "a" || words[at + 1] == "an"))
+      at += 2;
+    for (const std::size_t end = std::min(words.size(), at + kPhraseWords); at < end && !kPhraseEnds.contains(words[at]); ++at) {
+      if (!type_of(words[at], nullptr)) continue;
+      while (at + 1 < end && type_of(words[at + 1], nullptr)) ++at;
+      type_of(words[at], &types);
+      break;
+    }
+  }
+  return types;
+}
 
 QuestionKind question_kind(std::string_view question) {
   // Users often say where they stand before they ask ("I have a BF16 model and no calibration

@@ -50,6 +50,9 @@ constexpr std::size_t kMinAnnouncedCode = 150;
 constexpr std::size_t kAnnouncedItemsExtra = 400;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
+// What a unit holding a thing of the type the question asks for weighs (a number for "how many",
+// an UPPER_CASE name for "which environment variable").
+constexpr double kAnswerTypeWeight = 1.4;
 
 double jaccard(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   std::size_t shared = 0;
@@ -168,6 +171,46 @@ std::string short_name(const Evidence& e) {
   return std::string(name);
 }
 
+// Whether `u` holds a thing of a type `types` asks for.
+bool holds_answer_type(const AnswerTypes& types, const ExtractiveGenerator::Unit& u) {
+  const std::string_view t = u.text;
+  const auto is = [&](std::size_t i, int (*test)(int)) { return i < t.size() && test(static_cast<unsigned char>(t[i])) != 0; };
+  const auto word_char = [&](std::size_t i) { return is(i, std::isalnum) || (i < t.size() && t[i] == '_'); };
+  // An ordered list item's number ("2. Preparing calibration data") counts nothing.
+  std::size_t from = 0;
+  while (is(from, std::isdigit)) ++from;
+  if (from == 0 || t.substr(from, 2) != ". ") from = 0;
+  for (std::size_t i = from; i < t.size(); ++i) {
+    const bool starts_word = i == 0 || !word_char(i - 1);
+    if (types.quantity && is(i, std::isdigit) && starts_word) return true;  // "0.1", "25 MB", not "qwen2"
+    if (types.environment_variable && starts_word && is(i, std::isupper)) {  // VLLM_HOST_IP
+      std::size_t end = i;
+      bool underscore = false;
+      for (; is(end, std::isupper) || is(end, std::isdigit) || (end < t.size() && t[end] == '_'); ++end)
+        underscore = underscore || t[end] == '_';
+      if (underscore && !word_char(end) && end - i >= 4) return true;
+    }
+    if (types.class_name && starts_word && is(i, std::isupper)) {  // OpenAIChatGenerator
+      std::size_t end = i;
+      bool camel = false;
+      for (; word_char(end); ++end) camel = camel || (end > i && is(end - 1, std::islower) && is(end, std::isupper));
+      if (camel) return true;
+    }
+    if (types.path && t[i] == '/' && i > 0 && word_char(i - 1) && word_char(i + 1)) return true;
+    if (types.option && t.substr(i, 2) == "--" && is(i + 2, std::islower)) return true;
+  }
+  // A keyword argument ("LLM(model=m, quantization=\"fp8\")"), not an assignment ("x = f(y)").
+  const std::size_t call = t.find('(');
+  const auto keyword = [&] {
+    for (std::size_t eq = t.find('=', call); eq != std::string_view::npos; eq = t.find('=', eq + 1))
+      if (word_char(eq - 1) && (eq + 1 >= t.size() || t[eq + 1] != '=')) return true;
+    return false;
+  };
+  return (types.option && u.code && call != std::string_view::npos && keyword()) ||
+         (types.path && t.find(".py") != std::string_view::npos) ||
+         (types.command && (u.code || names_command(t)));
+}
+
 // A unit's weight for the kind of question asked: the shape of evidence that answers it.
 // `in_docs`: the unit is of documentation (Markdown, text), where code is what users run.
 // `defined`: the question's words that a defining sentence starts with; `subject`: the rarest's.
@@ -258,6 +301,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   Reading r;
   r.query = request.query.empty() ? request.question : request.query;
   r.kind = question_kind(r.query);
+  const AnswerTypes answer_type = answer_types(r.query);
   const std::string& query = r.query;
   const QuestionKind kind = r.kind;
   // The sources' units, then those of the sections and definitions around the best sources (the
@@ -361,7 +405,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     if (covered == 0 || units[u].header ||
         (units[u].code && (is_placeholder(units[u].text) || (kind != QuestionKind::how_to && is_import(units[u].text)))))
       continue;
-    score[u] = covered / total * rank_factor(units[u]) *
+    score[u] = covered / total * rank_factor(units[u]) * (answer_type.any() && holds_answer_type(answer_type, units[u]) ? kAnswerTypeWeight : 1.0) *
                std::max(defines ? kLedeWeight : 0.0, shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
