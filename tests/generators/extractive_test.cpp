@@ -878,6 +878,19 @@ TEST(ExtractiveGenerator, PrefersTheSentenceHoldingWhatTheQuestionWordAsksFor) {
               Not(HasSubstr("0.1")));
 }
 
+TEST(ExtractiveGenerator, AHowToSentenceThatAnnouncesCodeInWordsBringsIt) {
+  // No ':' announces the block, and a sentence of the paragraph comes between; the sentence
+  // names code itself, so no rule looks for a command elsewhere.
+  const std::vector<Evidence> page = {source(1, "markdown",
+                                             "The following command serves `my-model` with data parallelism on eight GPUs. "
+                                             "It needs a node with eight GPUs.\n\n"
+                                             "```bash\nvllm serve m -dp 8\n```\n")};
+  EXPECT_THAT(make()->generate(ask("How do I serve a model with data parallelism?", page)),
+              HasSubstr("vllm serve m -dp 8"));
+  // Another kind of question quotes the sentence alone.
+  EXPECT_THAT(make()->generate(ask("Why serve a model with data parallelism?", page)), Not(HasSubstr("vllm serve")));
+}
+
 TEST(ExtractiveGenerator, OptionsAreChecked) {
   EXPECT_THROW(make("{max_char: 10}"), Error);
   EXPECT_THROW(make("{max_chars: 5}"), Error);

@@ -137,6 +137,12 @@ bool speaks_of_the_page(std::string_view text) {
   return trim(text).ends_with(':');
 }
 
+// A sentence that announces code in words rather than with a ':' ("The following command
+// serves ...", "... as follows.", "the example below").
+bool announces_code(std::string_view sentence) {
+  return contains_any(sentence, {"the following", "as follows", "below", "this command", "the command"});
+}
+
 // Whether `t` (a sentence, lowered) opens with a word of `subject`, whole, and, after more of the
 // question's words (`defined`: the rest of its name), a verb ("X puts ..."); not where the subject
 // qualifies another noun ("The FP8 model calibration procedure is ...").
@@ -488,6 +494,22 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       // stats"), up to the next comment or the end of its block: quoted alone it names what to do
       // but not how.
       bring_code_after([](const Unit& labelled) { return !labelled.block_start && !is_code_comment(labelled.text); });
+      return;
+    }
+    if (kind == QuestionKind::how_to && !code && !units[unit].ends_with_colon && announces_code(units[unit].text)) {
+      // "The following command serves a DeepSeek-V3 model with ... . It will work on ...": the
+      // block it announces, after the rest of its paragraph, is what to run.
+      std::size_t block = unit + 1;
+      while (block < units.size() && block <= unit + kMaxFollowUnits && units[block].evidence == units[unit].evidence &&
+             !units[block].code)
+        ++block;
+      if (block < units.size() && units[block].evidence == units[unit].evidence && units[block].code && units[block].block_start)
+        for (std::size_t next = block; next < units.size() && next < block + kMaxFollowUnits; ++next) {
+          if (units[next].evidence != units[unit].evidence || !units[next].code || (next > block && units[next].block_start) ||
+              used + units[next].chars > max_chars_ + kAnnouncedItemsExtra)
+            break;
+          also_choose(next);
+        }
       return;
     }
     if (!units[unit].ends_with_colon && !(code && gives_value(units[unit].text))) return;
