@@ -86,6 +86,7 @@ TEST(AnswerTypes, TheNounAQuestionWordHeadsSaysWhatTheAnswerIs) {
   EXPECT_TRUE(answer_types("What flag is mandatory to enable tool calling?").option);
   EXPECT_TRUE(answer_types("How many sequences run at most?").quantity);
   EXPECT_TRUE(answer_types("I use Gaudi. What share of memory is reserved for graphs?").quantity);
+  EXPECT_TRUE(answer_types("On Intel Gaudi, what share of memory is reserved for graphs?").quantity);
   EXPECT_TRUE(answer_types("Which class parses the reasoning?").class_name);
   EXPECT_TRUE(answer_types("Which script finds the best settings?").path);
   EXPECT_TRUE(answer_types("What command starts the server?").command);
@@ -97,6 +98,14 @@ TEST(AnswerTypes, TheNounAQuestionWordHeadsSaysWhatTheAnswerIs) {
   EXPECT_FALSE(answer_types("Which models work with the file loader?").any());
   EXPECT_FALSE(answer_types("How do I start the server?").any());
   EXPECT_FALSE(answer_types("Where is the environment variable read?").any());
+  // A verb ends the phrase; a relative "which" asks nothing; plurals name their type.
+  EXPECT_FALSE(answer_types("What controls the batch size?").any());
+  EXPECT_FALSE(answer_types("Is there a setting which limits the number of sequences?").quantity);
+  EXPECT_TRUE(answer_types("Which command line argument sets the port?").option);
+  EXPECT_FALSE(answer_types("Which command line argument sets the port?").command);
+  EXPECT_TRUE(answer_types("Which ports does the server open?").quantity);
+  EXPECT_TRUE(answer_types("In which directories are the kernels?").path);
+  EXPECT_TRUE(answer_types("What's the maximum context length?").quantity);
 }
 
 }  // namespace

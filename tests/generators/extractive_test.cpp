@@ -867,15 +867,23 @@ TEST(ExtractiveGenerator, PrefersTheSentenceHoldingWhatTheQuestionWordAsksFor) {
   // Both sentences share the question's words; one holds the number "how much" asks for, the
   // other the variable "which environment variable" asks for.
   const auto generator = make("{max_units: 1}");
-  const std::vector<Evidence> page = {source(1, "markdown",
-                                             "HPU Graphs reserve memory for capture on Gaudi devices.\n\n"
-                                             "By default `VLLM_GRAPH_RESERVED_MEM` reserves 0.1 of the memory for graph capture.\n")};
-  EXPECT_THAT(generator->generate(ask("How much memory is reserved for HPU graph capture?", page)), HasSubstr("0.1"));
-  EXPECT_THAT(generator->generate(ask("Which environment variable reserves memory for HPU graph capture?", page)),
+  const std::vector<Evidence> share = {source(1, "markdown",
+                                              "HPU Graphs reserve memory for capture on Gaudi devices.\n\n"
+                                              "By default 0.1 of the memory is reserved for graph capture.\n")};
+  EXPECT_THAT(generator->generate(ask("How much memory is reserved for HPU graph capture?", share)), HasSubstr("0.1"));
+  const std::vector<Evidence> variable = {source(1, "markdown",
+                                                 "HPU Graphs reserve memory on Gaudi devices.\n\n"
+                                                 "Set VLLM_GRAPH_RESERVED_MEM to reserve memory for graph capture.\n")};
+  EXPECT_THAT(generator->generate(ask("Which environment variable reserves memory for HPU graph capture?", variable)),
               HasSubstr("VLLM_GRAPH_RESERVED_MEM"));
   // A question that asks for no such thing keeps the better-matching sentence.
-  EXPECT_THAT(generator->generate(ask("Do HPU graphs reserve memory for capture on Gaudi devices?", page)),
+  EXPECT_THAT(generator->generate(ask("Do HPU graphs reserve memory for capture on Gaudi devices?", share)),
               Not(HasSubstr("0.1")));
+  // A model's name and version are no quantity.
+  const std::vector<Evidence> model = {source(1, "markdown",
+                                              "Llama-3.1-8B serves requests on GPUs.\n\n"
+                                              "Serving needs 2 GPUs.\n")};
+  EXPECT_THAT(generator->generate(ask("How many GPUs does serving Llama-3.1-8B need?", model)), HasSubstr("needs 2"));
 }
 
 TEST(ExtractiveGenerator, AHowToSentenceThatAnnouncesCodeInWordsBringsIt) {

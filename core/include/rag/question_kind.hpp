@@ -19,16 +19,18 @@ enum class QuestionKind {
 /// The kind of `question`, an English question (a translated one starts with its question word).
 QuestionKind question_kind(std::string_view question);
 
-/// What a question's answer is, as its question word names it: the noun a "which" or "what"
-/// heads ("which environment variable", "what port") or "how" with a measure ("how many"). Text
+/// What a question's answer is, as its question word names it: the last noun of a type in the
+/// phrase a "which" or "what" heads ("which environment variable", "what command line argument",
+/// "what is the maximum audio file size"), up to its verb, or "how" with a measure ("how many").
+/// A question word counts when it opens a sentence or follows a preposition. Text
 /// that holds a thing of that type is likelier to answer it than text that only shares its words
 /// ("HPU Graphs are the most performant ..." against "`VLLM_GRAPH_RESERVED_MEM`: ..., `0.1` by
 /// default" for "What share of memory is reserved for HPU Graphs?").
 struct AnswerTypes {
   bool environment_variable = false;  ///< "which environment variable": an UPPER_CASE_NAME
-  bool option = false;                ///< "which flag / argument / parameter / setting": a --flag or code
+  bool option = false;                ///< "which flag / argument / parameter / setting": a --flag, a keyword argument
   bool quantity = false;              ///< "how many / much / long / often", "what share / size / port": a number
-  bool class_name = false;            ///< "which class": a CamelCase name
+  bool class_name = false;            ///< "which class": a CamelCase name written as code
   bool path = false;                  ///< "which file / directory / script / module": a path
   bool command = false;               ///< "which command": a command, or code
 

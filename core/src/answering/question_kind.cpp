@@ -1,9 +1,11 @@
 #include "rag/question_kind.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rag/definitions.hpp"
@@ -64,71 +66,84 @@ QuestionKind kind_of(std::string_view question) {
   return QuestionKind::other;
 }
 
-// The answer type a noun names, when it names one; a later noun of a compound is its head ("file
-// size" asks a size, "environment variable" a variable).
-bool type_of(std::string_view noun, AnswerTypes* types) {
+// The words after "how" that ask a quantity ("how many", "how long").
+const std::set<std::string_view> kMeasures = {"many", "much", "long", "often", "large", "big", "fast", "far", "high", "low", "small"};
+
+// The member of AnswerTypes a noun names, singular or plural ("ports", "directories"); null for
+// any other word.
+bool AnswerTypes::*type_named_by(std::string_view noun) {
   static const std::map<std::string_view, bool AnswerTypes::*> kNouns = {
-      {"variable", &AnswerTypes::environment_variable}, {"variables", &AnswerTypes::environment_variable},
-      {"var", &AnswerTypes::environment_variable},      {"flag", &AnswerTypes::option},
-      {"flags", &AnswerTypes::option},                  {"argument", &AnswerTypes::option},
-      {"arguments", &AnswerTypes::option},              {"parameter", &AnswerTypes::option},
-      {"parameters", &AnswerTypes::option},             {"option", &AnswerTypes::option},
-      {"options", &AnswerTypes::option},                {"setting", &AnswerTypes::option},
-      {"settings", &AnswerTypes::option},               {"share", &AnswerTypes::quantity},
-      {"percentage", &AnswerTypes::quantity},           {"fraction", &AnswerTypes::quantity},
-      {"ratio", &AnswerTypes::quantity},                {"size", &AnswerTypes::quantity},
-      {"number", &AnswerTypes::quantity},               {"amount", &AnswerTypes::quantity},
-      {"limit", &AnswerTypes::quantity},                {"timeout", &AnswerTypes::quantity},
-      {"port", &AnswerTypes::quantity},                 {"version", &AnswerTypes::quantity},
-      {"versions", &AnswerTypes::quantity},             {"class", &AnswerTypes::class_name},
-      {"classes", &AnswerTypes::class_name},            {"file", &AnswerTypes::path},
-      {"files", &AnswerTypes::path},                    {"directory", &AnswerTypes::path},
-      {"folder", &AnswerTypes::path},                   {"script", &AnswerTypes::path},
-      {"module", &AnswerTypes::path},                   {"path", &AnswerTypes::path},
-      {"command", &AnswerTypes::command},               {"commands", &AnswerTypes::command}};
-  const auto found = kNouns.find(noun);
-  if (found == kNouns.end()) return false;
-  if (types) types->*found->second = true;
-  return true;
+      {"variable", &AnswerTypes::environment_variable}, {"var", &AnswerTypes::environment_variable},
+      {"flag", &AnswerTypes::option},       {"argument", &AnswerTypes::option},  {"arg", &AnswerTypes::option},
+      {"parameter", &AnswerTypes::option},  {"param", &AnswerTypes::option},     {"option", &AnswerTypes::option},
+      {"setting", &AnswerTypes::option},    {"field", &AnswerTypes::option},     {"attribute", &AnswerTypes::option},
+      {"share", &AnswerTypes::quantity},    {"percentage", &AnswerTypes::quantity}, {"fraction", &AnswerTypes::quantity},
+      {"ratio", &AnswerTypes::quantity},    {"size", &AnswerTypes::quantity},    {"number", &AnswerTypes::quantity},
+      {"amount", &AnswerTypes::quantity},   {"count", &AnswerTypes::quantity},   {"limit", &AnswerTypes::quantity},
+      {"length", &AnswerTypes::quantity},   {"timeout", &AnswerTypes::quantity}, {"port", &AnswerTypes::quantity},
+      {"version", &AnswerTypes::quantity},  {"class", &AnswerTypes::class_name}, {"file", &AnswerTypes::path},
+      {"directory", &AnswerTypes::path},    {"folder", &AnswerTypes::path},      {"script", &AnswerTypes::path},
+      {"module", &AnswerTypes::path},       {"path", &AnswerTypes::path},        {"command", &AnswerTypes::command}};
+  for (const std::string& form : {std::string(noun), noun.ends_with("ies") ? std::string(noun.substr(0, noun.size() - 3)) + "y" : "",
+                                  noun.ends_with("es") ? std::string(noun.substr(0, noun.size() - 2)) : "",
+                                  noun.ends_with('s') ? std::string(noun.substr(0, noun.size() - 1)) : ""})
+    if (const auto found = kNouns.find(form); !form.empty() && found != kNouns.end()) return found->second;
+  return nullptr;
 }
 
 }  // namespace
 
 AnswerTypes answer_types(std::string_view question) {
-  std::vector<std::string> words;  // lowered runs of letters, digits and '-'
+  // The question's words, lowered, each with whether it opens a sentence or a clause ("On Intel
+  // Gaudi, what share ...").
+  std::vector<std::pair<std::string, bool>> words;
+  bool opens = true;
   for (std::size_t i = 0; i < question.size();) {
     std::size_t end = i;
     while (end < question.size() && (std::isalnum(static_cast<unsigned char>(question[end])) != 0 || question[end] == '-')) ++end;
     if (end > i) {
       std::string w(question.substr(i, end - i));
       for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      words.push_back(std::move(w));
+      words.emplace_back(std::move(w), opens);
+      opens = false;
     }
+    if (end < question.size() && std::string_view(".?!,;:").find(question[end]) != std::string_view::npos) opens = true;
     i = end + 1;
   }
-  static const std::set<std::string_view> kMeasures = {"many", "much", "long", "often", "large", "big",
-                                                       "fast", "far",  "high", "low",   "small"};
-  // Words that end the phrase a question word heads: a verb or a preposition ("which flag do
-  // I ...", "what size of ...").
-  static const std::set<std::string_view> kPhraseEnds = {"is", "are", "was", "were", "does", "do", "did", "should", "can",
-                                                         "could", "will", "would", "has", "have", "of", "that", "for",
-                                                         "in", "on", "to", "when", "if", "which", "with"};
+  // A question word asks when it opens a sentence or a clause or follows a preposition ("In which
+  // file ..."); not a relative "which" ("a setting which limits the number ...").
+  static const std::set<std::string_view> kPrepositions = {"in", "on", "from", "to", "for", "at", "with", "by", "of", "under"};
+  // Words that end the phrase a question word heads: an auxiliary, a preposition or a verb ("What
+  // controls the batch size?" asks for a setting, not a size).
+  static const std::set<std::string_view> kPhraseEnds = {
+      "is",      "are",   "was",     "were",     "does",    "do",       "did",     "should",  "can",      "could",
+      "will",    "would", "must",    "may",      "might",   "has",      "have",    "of",      "that",     "for",
+      "in",      "on",    "to",      "when",     "if",      "which",    "with",    "by",      "controls", "control",
+      "sets",    "set",   "decides", "determines", "limits", "affects", "configures", "specifies", "governs", "defines",
+      "enables", "makes", "causes",  "happens",  "means",   "handles",  "uses",    "returns", "gives",    "takes",
+      "needs",   "allows", "supports", "changes", "reads",  "stores",   "runs",    "starts",  "holds",    "contains"};
   constexpr std::size_t kPhraseWords = 5;
   AnswerTypes types;
   for (std::size_t i = 0; i < words.size(); ++i) {
-    if (words[i] == "how" && i + 1 < words.size() && kMeasures.contains(words[i + 1])) types.quantity = true;
-    if (words[i] != "which" && words[i] != "what") continue;
+    if (words[i].first == "how" && i + 1 < words.size() && kMeasures.contains(words[i + 1].first)) types.quantity = true;
+    if ((words[i].first != "which" && words[i].first != "what") ||
+        !(words[i].second || (i > 0 && kPrepositions.contains(words[i - 1].first))))
+      continue;
     std::size_t at = i + 1;
-    // "What is the maximum audio file size ...": the phrase after "is the" names what is asked.
-    if (at + 1 < words.size() && (words[at] == "is" || words[at] == "are") &&
-        (words[at + 1] == "the" || words[at + 1] == "a" || words[at + 1] == "an"))
+    // "What is the maximum audio file size ...", "What's the port": the phrase after the article.
+    if (at + 1 < words.size() && (words[at].first == "is" || words[at].first == "are" || words[at].first == "s") &&
+        (words[at + 1].first == "the" || words[at + 1].first == "a" || words[at + 1].first == "an"))
       at += 2;
-    for (const std::size_t end = std::min(words.size(), at + kPhraseWords); at < end && !kPhraseEnds.contains(words[at]); ++at) {
-      if (!type_of(words[at], nullptr)) continue;
-      while (at + 1 < end && type_of(words[at + 1], nullptr)) ++at;
-      type_of(words[at], &types);
-      break;
+    // Of the phrase's nouns, the last that names a type is its head ("command line argument",
+    // "audio file size"). A word in -s that names none is most often the verb ("Which script
+    // finds ...").
+    bool AnswerTypes::*head = nullptr;
+    for (const std::size_t end = std::min(words.size(), at + kPhraseWords); at < end && !kPhraseEnds.contains(words[at].first); ++at) {
+      bool AnswerTypes::*named = type_named_by(words[at].first);
+      if (!named && words[at].first.size() > 2 && words[at].first.ends_with('s')) break;
+      if (named) head = named;
     }
+    if (head) types.*head = true;
   }
   return types;
 }

@@ -42,7 +42,8 @@ constexpr double kLedeWeight = 1.4;
 // within this many bytes after the subject.
 constexpr std::size_t kSubjectOpens = 12;
 constexpr std::size_t kSubjectToVerb = 25;
-// Units that follow one ending in ':' ("Run the server:"), added with it.
+// At most this many units come with one that announces them: after a ':' ("Run the server:"), a
+// block's body, the statements of a block a sentence announces in words.
 constexpr std::size_t kMaxFollowUnits = 4;
 // The code a sentence announces is cut to no less than this many code points.
 constexpr std::size_t kMinAnnouncedCode = 150;
@@ -140,7 +141,10 @@ bool speaks_of_the_page(std::string_view text) {
 // A sentence that announces code in words rather than with a ':' ("The following command
 // serves ...", "... as follows.", "the example below").
 bool announces_code(std::string_view sentence) {
-  return contains_any(sentence, {"the following", "as follows", "below", "this command", "the command"});
+  return contains_any(sentence, {"the following command", "the following code", "the following example",
+                                 "the following script", "the following snippet", "the following configuration",
+                                 "as follows", "command below", "code below", "example below", "script below", "snippet below",
+                                 "this command"});
 }
 
 // Whether `t` (a sentence, lowered) opens with a word of `subject`, whole, and, after more of the
@@ -180,40 +184,56 @@ std::string short_name(const Evidence& e) {
 // Whether `u` holds a thing of a type `types` asks for.
 bool holds_answer_type(const AnswerTypes& types, const ExtractiveGenerator::Unit& u) {
   const std::string_view t = u.text;
-  const auto is = [&](std::size_t i, int (*test)(int)) { return i < t.size() && test(static_cast<unsigned char>(t[i])) != 0; };
-  const auto word_char = [&](std::size_t i) { return is(i, std::isalnum) || (i < t.size() && t[i] == '_'); };
+  const auto at = [&](std::size_t i) { return i < t.size() ? static_cast<unsigned char>(t[i]) : '\0'; };
+  const auto digit = [&](std::size_t i) { return std::isdigit(at(i)) != 0; };
+  const auto upper = [&](std::size_t i) { return std::isupper(at(i)) != 0; };
+  const auto lower = [&](std::size_t i) { return std::islower(at(i)) != 0; };
+  const auto word_char = [&](std::size_t i) { return std::isalnum(at(i)) != 0 || at(i) == '_'; };
+  // Inside backticks, where prose writes a name as code.
+  std::vector<bool> quoted(t.size(), u.code);
+  for (std::size_t i = 0, open = std::string_view::npos; !u.code && i < t.size(); ++i)
+    if (t[i] == '`') {
+      if (open != std::string_view::npos) std::fill(quoted.begin() + static_cast<std::ptrdiff_t>(open), quoted.begin() + static_cast<std::ptrdiff_t>(i), true);
+      open = open == std::string_view::npos ? i : std::string_view::npos;
+    }
   // An ordered list item's number ("2. Preparing calibration data") counts nothing.
   std::size_t from = 0;
-  while (is(from, std::isdigit)) ++from;
+  while (digit(from)) ++from;
   if (from == 0 || t.substr(from, 2) != ". ") from = 0;
   for (std::size_t i = from; i < t.size(); ++i) {
     const bool starts_word = i == 0 || !word_char(i - 1);
-    if (types.quantity && is(i, std::isdigit) && starts_word) return true;  // "0.1", "25 MB", not "qwen2"
-    if (types.environment_variable && starts_word && is(i, std::isupper)) {  // VLLM_HOST_IP
+    // "0.1", "25 MB"; not "qwen2", nor a model's size or version ("Llama-3.1-8B", "v0.10").
+    if (types.quantity && digit(i) && starts_word && !(i > 0 && std::string_view("-./").find(t[i - 1]) != std::string_view::npos))
+      return true;
+    if (types.environment_variable && starts_word && upper(i)) {  // VLLM_HOST_IP
       std::size_t end = i;
       bool underscore = false;
-      for (; is(end, std::isupper) || is(end, std::isdigit) || (end < t.size() && t[end] == '_'); ++end)
-        underscore = underscore || t[end] == '_';
+      for (; upper(end) || digit(end) || at(end) == '_'; ++end) underscore = underscore || t[end] == '_';
       if (underscore && !word_char(end) && end - i >= 4) return true;
     }
-    if (types.class_name && starts_word && is(i, std::isupper)) {  // OpenAIChatGenerator
-      std::size_t end = i;
+    if (types.class_name && quoted[i] && starts_word && upper(i)) {  // `OpenAIChatGenerator`, not LoRA in prose
       bool camel = false;
-      for (; word_char(end); ++end) camel = camel || (end > i && is(end - 1, std::islower) && is(end, std::isupper));
+      for (std::size_t end = i + 1; word_char(end); ++end) camel = camel || (lower(end - 1) && upper(end));
       if (camel) return true;
     }
-    if (types.path && t[i] == '/' && i > 0 && word_char(i - 1) && word_char(i + 1)) return true;
-    if (types.option && t.substr(i, 2) == "--" && is(i + 2, std::islower)) return true;
+    if (types.option && t.substr(i, 2) == "--" && lower(i + 2)) return true;
   }
   // A keyword argument ("LLM(model=m, quantization=\"fp8\")"), not an assignment ("x = f(y)").
   const std::size_t call = t.find('(');
   const auto keyword = [&] {
     for (std::size_t eq = t.find('=', call); eq != std::string_view::npos; eq = t.find('=', eq + 1))
-      if (word_char(eq - 1) && (eq + 1 >= t.size() || t[eq + 1] != '=')) return true;
+      if (word_char(eq - 1) && at(eq + 1) != '=') return true;
     return false;
   };
-  return (types.option && u.code && call != std::string_view::npos && keyword()) ||
-         (types.path && t.find(".py") != std::string_view::npos) ||
+  // A file's name or a folder of the repository; not "and/or" nor a model's id.
+  const auto names_path = [&] {
+    for (const std::string_view extension : {".py", ".md", ".yaml", ".yml", ".json", ".sh", ".txt", ".toml", ".cu", ".cpp"})
+      if (const std::size_t found = t.find(extension); found != std::string_view::npos && !word_char(found + extension.size()))
+        return true;
+    const std::size_t slash = t.find('/');
+    return slash != std::string_view::npos && t.find('/', slash + 1) != std::string_view::npos && word_char(slash + 1);
+  };
+  return (types.option && u.code && call != std::string_view::npos && keyword()) || (types.path && names_path()) ||
          (types.command && (u.code || names_command(t)));
 }
 
@@ -307,7 +327,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   Reading r;
   r.query = request.query.empty() ? request.question : request.query;
   r.kind = question_kind(r.query);
-  const AnswerTypes answer_type = answer_types(r.query);
+  const AnswerTypes asked_types = answer_types(r.query);
   const std::string& query = r.query;
   const QuestionKind kind = r.kind;
   // The sources' units, then those of the sections and definitions around the best sources (the
@@ -324,6 +344,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
       }
   };
   for (std::size_t i = 0; i < request.evidence.size(); ++i) add_units(request.evidence[i], i);
+  r.first_parent_unit = units.size();
   for (const Evidence& parent : request.parents)
     for (std::size_t i = 0; i < request.evidence.size(); ++i)
       if (request.evidence[i].number == parent.number) add_units(parent, i);
@@ -411,7 +432,8 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
     if (covered == 0 || units[u].header ||
         (units[u].code && (is_placeholder(units[u].text) || (kind != QuestionKind::how_to && is_import(units[u].text)))))
       continue;
-    score[u] = covered / total * rank_factor(units[u]) * (answer_type.any() && holds_answer_type(answer_type, units[u]) ? kAnswerTypeWeight : 1.0) *
+    const double typed = asked_types.any() && holds_answer_type(asked_types, units[u]) ? kAnswerTypeWeight : 1.0;
+    score[u] = covered / total * rank_factor(units[u]) * typed *
                std::max(defines ? kLedeWeight : 0.0, shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
@@ -473,8 +495,8 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     const bool code = units[unit].code;
     // The code statements right after `unit` that `belongs` accepts, while they fit (past
     // max_chars by kAnnouncedItemsExtra).
-    const auto bring_code_after = [&](const auto& belongs) {
-      for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
+    const auto bring_code_after = [&](std::size_t from, const auto& belongs) {
+      for (std::size_t next = from; next < units.size() && next < from + kMaxFollowUnits; ++next) {
         const Unit& after = units[next];
         if (after.evidence != units[unit].evidence || !after.code || !belongs(after) ||
             used + after.chars > max_chars_ + kAnnouncedItemsExtra)
@@ -486,30 +508,25 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       // A condition, loop or handler brings its body: what happens "when residual is None" is
       // what follows `if residual is None:`.
       const std::size_t indent = indentation(units[unit].text);
-      bring_code_after([&](const Unit& body) { return indentation(body.text) > indent; });
+      bring_code_after(unit + 1, [&](const Unit& body) { return indentation(body.text) > indent; });
       return;
     }
     if (code && is_code_comment(units[unit].text)) {
       // A comment in a code block labels the lines after it ("# Any of these disable usage
       // stats"), up to the next comment or the end of its block: quoted alone it names what to do
       // but not how.
-      bring_code_after([](const Unit& labelled) { return !labelled.block_start && !is_code_comment(labelled.text); });
+      bring_code_after(unit + 1, [](const Unit& labelled) { return !labelled.block_start && !is_code_comment(labelled.text); });
       return;
     }
     if (kind == QuestionKind::how_to && !code && !units[unit].ends_with_colon && announces_code(units[unit].text)) {
       // "The following command serves a DeepSeek-V3 model with ... . It will work on ...": the
-      // block it announces, after the rest of its paragraph, is what to run.
+      // block right after its paragraph is what to run (not one of the parents' units, which
+      // come after the sources' own).
+      const std::size_t own_end = unit < reading.first_parent_unit ? reading.first_parent_unit : units.size();
       std::size_t block = unit + 1;
-      while (block < units.size() && block <= unit + kMaxFollowUnits && units[block].evidence == units[unit].evidence &&
-             !units[block].code)
-        ++block;
-      if (block < units.size() && units[block].evidence == units[unit].evidence && units[block].code && units[block].block_start)
-        for (std::size_t next = block; next < units.size() && next < block + kMaxFollowUnits; ++next) {
-          if (units[next].evidence != units[unit].evidence || !units[next].code || (next > block && units[next].block_start) ||
-              used + units[next].chars > max_chars_ + kAnnouncedItemsExtra)
-            break;
-          also_choose(next);
-        }
+      while (block < own_end && units[block].continues) ++block;
+      if (block < own_end && units[block].evidence == units[unit].evidence && units[block].code && units[block].block_start)
+        bring_code_after(block, [&](const Unit& statement) { return &statement == &units[block] || !statement.block_start; });
       return;
     }
     if (!units[unit].ends_with_colon && !(code && gives_value(units[unit].text))) return;

@@ -74,6 +74,7 @@ class ExtractiveGenerator final : public Generator {
     std::string query;  ///< the question as the sources are matched against it (request.query)
     QuestionKind kind = QuestionKind::other;
     std::vector<Unit> units;
+    std::size_t first_parent_unit = 0;  ///< units from here on are the parents' (sections, definitions)
     std::vector<std::vector<std::string>> terms;  ///< each unit's, sorted
     std::vector<QuestionWord> words;              ///< what the question asks about
     std::vector<double> weight;                   ///< each word's, by how rare it is among the units
