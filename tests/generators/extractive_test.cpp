@@ -899,6 +899,17 @@ TEST(ExtractiveGenerator, AHowToSentenceThatAnnouncesCodeInWordsBringsIt) {
   EXPECT_THAT(make()->generate(ask("Why serve a model with data parallelism?", page)), Not(HasSubstr("vllm serve")));
 }
 
+TEST(ExtractiveGenerator, TheCodeASentenceAnnouncesComesWholePastMaxChars) {
+  // "Then ... run vLLM:" says nothing without the command, the block's last statement.
+  const std::vector<Evidence> page = {source(1, "markdown",
+                                             "Then set the service name for tracing and run the server:\n\n"
+                                             "```bash\nexport OTEL_SERVICE_NAME=\"vllm-server\"\n"
+                                             "export OTEL_EXPORTER_OTLP_TRACES_INSECURE=true\n"
+                                             "vllm serve my-model --otlp-traces-endpoint=\"$ENDPOINT\"\n```\n")};
+  EXPECT_THAT(make("{max_chars: 120}")->generate(ask("How do I run the server with tracing?", page)),
+              HasSubstr("vllm serve my-model --otlp-traces-endpoint"));
+}
+
 TEST(ExtractiveGenerator, OptionsAreChecked) {
   EXPECT_THROW(make("{max_char: 10}"), Error);
   EXPECT_THROW(make("{max_chars: 5}"), Error);

@@ -535,19 +535,21 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       const bool follows = code ? !follower.code : (follower.code || follower.item);
       // One block: the code a sentence announces, not the next block's after it.
       if (follower.evidence != units[unit].evidence || !follows || (next > unit + 1 && follower.block_start)) break;
-      // List items after a ':' and a field's first docstring sentence may go past max_chars: a
-      // field alone says nothing of what it is. Unless the question asks its default (the value
-      // answers it), a Python field's next docstring sentences come while they fit: the first
-      // often only says what it is, the next what it does.
+      // List items and code after a ':' and a field's first docstring sentence may go past
+      // max_chars: a field alone says nothing of what it is, "Then ... run vLLM:" nothing without
+      // each line it announces. Unless the question asks its default (the value answers it), a
+      // Python field's next docstring sentences come while they fit: the first often only says
+      // what it is, the next what it does.
       if (code && next > unit + 1) {
         // A comment line (an item) after the docstring is the next field's, not this one's.
         if (kind == QuestionKind::default_value || request.evidence[follower.evidence].kind != "python" ||
             follower.item || used + follower.chars > max_chars_)
           break;
-      } else if (code || follower.item) {
+      } else if (code || follower.item || next > unit + 1) {
         if (used + follower.chars > max_chars_ + kAnnouncedItemsExtra) break;
       } else if (used + follower.chars > max_chars_) {
-        if (next > unit + 1 || !follower.code || is_chosen(next)) break;
+        // The first statement of the code announced comes cut to whole lines when it is too long.
+        if (!follower.code || is_chosen(next)) break;
         follower.text = shorten(follower.text, std::max(max_chars_ - std::min(used, max_chars_), kMinAnnouncedCode), true);
         follower.chars = utf8::count_code_points(follower.text);
       }
