@@ -47,6 +47,11 @@ TEST(SourcesDefine, TheDeclarationOrTheTypedFieldAskedAbout) {
   EXPECT_TRUE(sources_define("What does the seed parameter of SamplingParams do?", seed));
   EXPECT_TRUE(sources_define("What does the seed option control?", seed));
   EXPECT_FALSE(sources_define("What does the seed do?", seed));
+  // The last part of a hyphenated name is not the word called an option: the name is.
+  const std::vector<Evidence> part = {code("class Cfg:\n    static: bool = True\n")};
+  EXPECT_FALSE(sources_define("What does SGLang's --mem-fraction-static option control?", part));
+  EXPECT_TRUE(sources_define("What does the --mem-fraction-static option control?",
+                             {code("class Cfg:\n    mem_fraction_static: float = 0.9\n")}));
   // Uses are not definitions: a keyword argument, an assignment without a type, another name.
   EXPECT_FALSE(sources_define("What is the default swap_space?", {code("make(swap_space=4)\nswap_space = 8\n")}));
   EXPECT_FALSE(sources_define("Where is CacheConfig defined?", {code("config = CacheConfig()\n")}));

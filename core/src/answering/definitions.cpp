@@ -118,11 +118,16 @@ std::vector<std::string_view> name_runs(std::string_view text, bool dots) {
 }
 
 // The words of a question in lower case that are not stopwords nor say that a default is asked
-// ("the default temperature": temperature), which a "default" question may name a field by.
+// ("the default temperature": temperature), which a "default" question may name a field by; not
+// the parts of a hyphenated name.
 std::vector<std::string> plain_words(std::string_view question) {
   std::vector<std::string> out;
   for (const std::string_view word : name_runs(question, false)) {
     if (word.size() < 3 || !std::all_of(word.begin(), word.end(), is_lower) || is_stopword("english", word)) continue;
+    // A part of a hyphenated name ("--mem-fraction-static option") is no field of its own: the
+    // name is one (code_names reads it).
+    const std::size_t at = static_cast<std::size_t>(word.data() - question.data());
+    if ((at > 0 && question[at - 1] == '-') || (at + word.size() < question.size() && question[at + word.size()] == '-')) continue;
     if (word == "default" || word == "defaults" || word == "value" || word == "values") continue;
     if (std::find(out.begin(), out.end(), word) == out.end()) out.emplace_back(word);
   }
