@@ -1,7 +1,7 @@
 #pragma once
-// What a question asks, which decides the shape of evidence that answers it: the extractive
-// generator prefers units of that shape, and answering looks up the definition a "where is X" or
-// "the default of X" question names (rag/definitions.hpp).
+// What a question asks, its kind and the type of thing its answer is, which decide the shape of
+// evidence that answers it: the extractive generator prefers units of that shape, and answering
+// looks up the definition a "where is X" or "the default of X" question names (rag/definitions.hpp).
 #include <string_view>
 
 namespace rag {

@@ -10,6 +10,7 @@
 
 #include "rag/definitions.hpp"
 #include "rag/span_splitter.hpp"
+#include "rag/utf8.hpp"
 
 namespace rag {
 
@@ -66,9 +67,6 @@ QuestionKind kind_of(std::string_view question) {
   return QuestionKind::other;
 }
 
-// The words after "how" that ask a quantity ("how many", "how long").
-const std::set<std::string_view> kMeasures = {"many", "much", "long", "often", "large", "big", "fast", "far", "high", "low", "small"};
-
 // The member of AnswerTypes a noun names, singular or plural ("ports", "directories"); null for
 // any other word.
 bool AnswerTypes::*type_named_by(std::string_view noun) {
@@ -102,9 +100,7 @@ AnswerTypes answer_types(std::string_view question) {
     std::size_t end = i;
     while (end < question.size() && (std::isalnum(static_cast<unsigned char>(question[end])) != 0 || question[end] == '-')) ++end;
     if (end > i) {
-      std::string w(question.substr(i, end - i));
-      for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      words.emplace_back(std::move(w), opens);
+      words.emplace_back(utf8::lower(question.substr(i, end - i)), opens);
       opens = false;
     }
     if (end < question.size() && std::string_view(".?!,;:").find(question[end]) != std::string_view::npos) opens = true;
@@ -112,6 +108,9 @@ AnswerTypes answer_types(std::string_view question) {
   }
   // A question word asks when it opens a sentence or a clause or follows a preposition ("In which
   // file ..."); not a relative "which" ("a setting which limits the number ...").
+  // The words after "how" that ask a quantity ("how many", "how long").
+  static const std::set<std::string_view> kMeasures = {"many", "much", "long", "often", "large", "big",
+                                                       "fast", "far",  "high", "low",   "small"};
   static const std::set<std::string_view> kPrepositions = {"in", "on", "from", "to", "for", "at", "with", "by", "of", "under"};
   // Words that end the phrase a question word heads: an auxiliary, a preposition or a verb ("What
   // controls the batch size?" asks for a setting, not a size).

@@ -189,18 +189,16 @@ bool holds_answer_type(const AnswerTypes& types, const ExtractiveGenerator::Unit
   const auto upper = [&](std::size_t i) { return std::isupper(at(i)) != 0; };
   const auto lower = [&](std::size_t i) { return std::islower(at(i)) != 0; };
   const auto word_char = [&](std::size_t i) { return std::isalnum(at(i)) != 0 || at(i) == '_'; };
-  // Inside backticks, where prose writes a name as code.
-  std::vector<bool> quoted(t.size(), u.code);
-  for (std::size_t i = 0, open = std::string_view::npos; !u.code && i < t.size(); ++i)
-    if (t[i] == '`') {
-      if (open != std::string_view::npos) std::fill(quoted.begin() + static_cast<std::ptrdiff_t>(open), quoted.begin() + static_cast<std::ptrdiff_t>(i), true);
-      open = open == std::string_view::npos ? i : std::string_view::npos;
-    }
+  // Inside backticks, where prose writes a name as code: each backtick opens or closes a span,
+  // but for a last one left unclosed.
+  bool quoted = u.code;
+  const std::size_t unclosed = std::count(t.begin(), t.end(), '`') % 2 == 1 ? t.rfind('`') : std::string_view::npos;
   // An ordered list item's number ("2. Preparing calibration data") counts nothing.
   std::size_t from = 0;
   while (digit(from)) ++from;
   if (from == 0 || t.substr(from, 2) != ". ") from = 0;
   for (std::size_t i = from; i < t.size(); ++i) {
+    if (!u.code && t[i] == '`' && i != unclosed) quoted = !quoted;
     const bool starts_word = i == 0 || !word_char(i - 1);
     // "0.1", "25 MB"; not "qwen2", nor a model's size or version ("Llama-3.1-8B", "v0.10").
     if (types.quantity && digit(i) && starts_word && !(i > 0 && std::string_view("-./").find(t[i - 1]) != std::string_view::npos))
@@ -211,7 +209,7 @@ bool holds_answer_type(const AnswerTypes& types, const ExtractiveGenerator::Unit
       for (; upper(end) || digit(end) || at(end) == '_'; ++end) underscore = underscore || t[end] == '_';
       if (underscore && !word_char(end) && end - i >= 4) return true;
     }
-    if (types.class_name && quoted[i] && starts_word && upper(i)) {  // `OpenAIChatGenerator`, not LoRA in prose
+    if (types.class_name && quoted && starts_word && upper(i)) {  // `OpenAIChatGenerator`, not LoRA in prose
       bool camel = false;
       for (std::size_t end = i + 1; word_char(end); ++end) camel = camel || (lower(end - 1) && upper(end));
       if (camel) return true;
