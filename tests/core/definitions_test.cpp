@@ -52,6 +52,13 @@ TEST(SourcesDefine, TheDeclarationOrTheTypedFieldAskedAbout) {
   EXPECT_FALSE(sources_define("What does SGLang's --mem-fraction-static option control?", part));
   EXPECT_TRUE(sources_define("What does the --mem-fraction-static option control?",
                              {code("class Cfg:\n    mem_fraction_static: float = 0.9\n")}));
+  // A default question's plain word names a field of a settings class alone.
+  Evidence args = code("class FrontendArgs:\n    port: int = 8000\n");
+  args.section = "vllm.entrypoints.openai.cli_args.FrontendArgs";
+  EXPECT_TRUE(sources_define("What is the default port?", {args}));
+  Evidence outputs = code("class EngineCoreOutputs:\n    timestamp: float = 0.0\n");
+  outputs.section = "vllm.v1.engine.EngineCoreOutputs";
+  EXPECT_FALSE(sources_define("What timestamp format do log lines use by default?", {outputs}));
   // Uses are not definitions: a keyword argument, an assignment without a type, another name.
   EXPECT_FALSE(sources_define("What is the default swap_space?", {code("make(swap_space=4)\nswap_space = 8\n")}));
   EXPECT_FALSE(sources_define("Where is CacheConfig defined?", {code("config = CacheConfig()\n")}));
@@ -59,6 +66,24 @@ TEST(SourcesDefine, TheDeclarationOrTheTypedFieldAskedAbout) {
   // Prose is not a definition, nor is a question that asks for none.
   EXPECT_FALSE(sources_define("What is the default swap_space?", {code("swap_space: float = 4", "markdown")}));
   EXPECT_FALSE(sources_define("How do I set swap_space?", field));
+}
+
+TEST(CalledFields, TheWordsAQuestionCallsParametersOptionsOrFields) {
+  EXPECT_THAT(called_fields("What does the seed parameter of SamplingParams do?"), ElementsAre("seed"));
+  EXPECT_THAT(called_fields("What are the default alpha and limit parameters?"), ElementsAre("alpha", "limit"));
+  EXPECT_THAT(called_fields("Which flags and options exist? What does --max-model-len do?"), IsEmpty());
+  EXPECT_THAT(called_fields("the top_p parameter"), IsEmpty());  // a name written as code is code_names'
+}
+
+TEST(SettingsClasses, ConfigurationsArgumentsAndParameters) {
+  for (const std::string_view name : {"ModelConfig", "EngineArgs", "SamplingParams", "CUDAGraphOptions"})
+    EXPECT_TRUE(is_settings_class(name)) << name;
+  for (const std::string_view name : {"Config", "EngineCoreOutputs", "Scheduler", "encode_image_base64"})
+    EXPECT_FALSE(is_settings_class(name)) << name;
+  EXPECT_TRUE(is_code_noun("methods"));
+  EXPECT_TRUE(is_code_noun("classes"));
+  EXPECT_TRUE(is_code_noun("option"));
+  EXPECT_FALSE(is_code_noun("timeout"));
 }
 
 TEST(QuestionKinds, DefinitionsAreAskedByWhereDefaultAndMeaning) {

@@ -662,8 +662,8 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
   // A keyword argument of a call sets a value, and a plain assignment assigns one: no default.
   EXPECT_THAT(lead("What is the default value of the seed parameter?", "llm = LLM(model, seed=42)\nseed = 7\n"),
               Not(HasSubstr("The default")));
-  // A plain word is read as a name in a source the question names, or whose place holds another
-  // of its words that not every source's does.
+  // A plain word is read as a name only in a settings class (a configuration's, the engine's
+  // arguments, a request's parameters): any declaration of a common word matches too loosely.
   const auto with_section = [](const std::string& question, std::vector<std::pair<std::string, std::string>> sources) {
     std::vector<Evidence> evidence;
     for (const auto& [section, code] : sources) {
@@ -677,12 +677,25 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
                          {{"vllm.sampling_params.SamplingParams", "temperature: float = 1.0"}}),
             "The default of `temperature` is `1.0`. [1]");
   EXPECT_EQ(with_section("What is the default timeout of the scheduler?",
-                         {{"vllm.core.scheduler.Scheduler", "def wait(self, timeout: float = 5.0):"},
-                          {"vllm.engine.client.Client", "def call(self, timeout: float = 1.0):"}}),
+                         {{"vllm.engine.client.Client", "def call(self, timeout: float = 1.0):"},
+                          {"vllm.config.SchedulerConfig", "timeout: float = 5.0"}}),
+            "The default of `timeout` is `5.0`. [2]");
+  EXPECT_EQ(with_section("What is the default timeout of the AsyncScheduler?",
+                         {{"vllm.core.scheduler.AsyncScheduler", "def wait(self, timeout: float = 5.0):"}}),
             "The default of `timeout` is `5.0`. [1]");
-  EXPECT_THAT(with_section("What is the default timeout of the scheduler?",
-                           {{"vllm.engine.client.Client", "def call(self, timeout: float = 1.0):"}}),
+  EXPECT_THAT(with_section("What timestamp format do the engine's log lines use by default?",
+                           {{"vllm.v1.engine.EngineCoreOutputs", "timestamp: float = 0.0"},
+                            {"vllm.logger", "_FORMAT = \"%(message)s\""}}),
               Not(HasSubstr("The default")));
+  // Nor is a word that says what kind of code is asked about ("the validate_language method").
+  EXPECT_THAT(with_section("What is the default language of the validate_language method in the config?",
+                           {{"vllm.config.SpeculativeConfig", "method: Optional[str] = None"},
+                            {"vllm.transcription.Whisper", "def validate_language(cls, language):"}}),
+              Not(HasSubstr("The default")));
+  // Each of the fields a question asks, two at most.
+  EXPECT_EQ(with_section("What are the default values for the alpha and limit parameters of the activation?",
+                         {{"vllm.layers.SwigluOAIAndMul", "def __init__(self, alpha: float = 1.702, limit: float = 7.0):"}}),
+            "The default of `alpha` is `1.702`. [1] The default of `limit` is `7.0`. [1]");
   // Later names are conditions: the first is what is asked about.
   EXPECT_THAT(lead("What is the default lora_int_id when lora_request is None?", "def f(lora_request: Optional[R] = None):\n    pass\n"),
               Not(HasSubstr("The default")));

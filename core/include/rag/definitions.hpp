@@ -25,6 +25,18 @@ std::vector<std::string> code_names(std::string_view question);
 /// dtype option". Such a word says what is asked, not what it is about.
 bool is_field_noun(std::string_view word);
 
+/// Whether `word` (lower case, singular or plural) names a kind of code: a field noun, or a method,
+/// function, class, module, constructor, call, variable or constant. It is never the name asked.
+bool is_code_noun(std::string_view word);
+
+/// The words `question` calls a parameter, option, argument, field, attribute, setting or flag
+/// ("the seed parameter", "the alpha and limit parameters"), in order, each once.
+std::vector<std::string> called_fields(std::string_view question);
+
+/// Whether the class `name` holds settings: a configuration's, the engine's or a request's
+/// arguments (ModelConfig, EngineArgs, SamplingParams), the fields users ask the defaults of.
+bool is_settings_class(std::string_view name);
+
 /// `hits` (the question's retrieval results, best first) with the chunks that define what the
 /// question asks about moved or added first, as many hits as before (the definitions alone when
 /// retrieval found nothing), when its kind asks for a definition: a "where" question, the class
@@ -33,7 +45,8 @@ bool is_field_noun(std::string_view word);
 /// "what does x_y mean" one (or "what does the seed parameter do": a word it calls a parameter,
 /// option, argument, field, attribute, setting or flag), the code that gives a value to one of its
 /// words at the start of a line (`name: T = v`, `name = v`, not a keyword
-/// argument `name=v`), in the class it names when it names one; a "what is" question about an
+/// argument `name=v`), in the class it names when it names one (a plain word, neither written as
+/// code nor called a field, only there or in a settings class); a "what is" question about an
 /// idea (no field), the documentation page or section titled with its words, from its start; a
 /// question that names no code but describes a field in words, in order ("the maximum number of
 /// sequences": the parts of max_num_seqs, abbreviations read as the words they shorten), that

@@ -128,7 +128,7 @@ std::vector<std::string> plain_words(std::string_view question) {
     // name is one (code_names reads it).
     const std::size_t at = static_cast<std::size_t>(word.data() - question.data());
     if ((at > 0 && question[at - 1] == '-') || (at + word.size() < question.size() && question[at + word.size()] == '-')) continue;
-    if (word == "default" || word == "defaults" || word == "value" || word == "values") continue;
+    if (word == "default" || word == "defaults" || word == "value" || word == "values" || is_code_noun(word)) continue;
     if (std::find(out.begin(), out.end(), word) == out.end()) out.emplace_back(word);
   }
   return out;
@@ -489,10 +489,47 @@ std::vector<std::string> code_names(std::string_view question) {
   return out;
 }
 
+std::vector<std::string> called_fields(std::string_view question) {
+  const std::vector<std::string> plain = plain_words(question);
+  const auto is_plain = [&](const std::string& w) { return std::find(plain.begin(), plain.end(), w) != plain.end(); };
+  const auto calls = [](std::string_view w) {  // "parameter", "parameters"
+    return is_field_noun(w) || (w.ends_with('s') && is_field_noun(w.substr(0, w.size() - 1)));
+  };
+  std::vector<std::string> words;
+  for (const std::string_view run : name_runs(question, false)) words.push_back(utf8::lower(run));
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& w) {
+    if (is_plain(w) && !calls(w) && std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  };
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    if (!calls(words[i])) continue;
+    // "the alpha and limit parameters": the word joined to it is one too.
+    if (i >= 3 && (words[i - 2] == "and" || words[i - 2] == "or")) add(words[i - 3]);
+    add(words[i - 1]);
+  }
+  return out;
+}
+
+bool is_settings_class(std::string_view name) {
+  for (const std::string_view suffix : {"Config", "Args", "Arguments", "Params", "Parameters", "Options", "Settings"})
+    if (name.size() > suffix.size() && name.ends_with(suffix)) return true;
+  return false;
+}
+
 bool is_field_noun(std::string_view word) {
   for (const std::string_view noun : {"parameter", "option", "argument", "field", "attribute", "setting", "flag"})
     if (word == noun) return true;
   return false;
+}
+
+bool is_code_noun(std::string_view word) {
+  const auto is = [](std::string_view w) {
+    for (const std::string_view noun : {"method", "function", "class", "module", "constructor", "call", "variable", "constant"})
+      if (w == noun) return true;
+    return is_field_noun(w);
+  };
+  return is(word) || (word.ends_with('s') && is(word.substr(0, word.size() - 1))) ||
+         (word.ends_with("es") && is(word.substr(0, word.size() - 2)));
 }
 
 namespace {
@@ -504,6 +541,13 @@ struct Asked {
   std::vector<std::string> names;  ///< code_names of the question
   std::vector<std::string> declared;
   std::vector<std::string> fields, owners;
+  /// From this index on, `fields` are only the plain words of a "default" question ("the default
+  /// port"), read as fields of settings classes alone: any declaration of `port` matches too loosely.
+  std::size_t plain_from = 0;
+  bool plain(const std::string& field) const {
+    const auto at = std::find(fields.begin(), fields.end(), field);
+    return at != fields.end() && static_cast<std::size_t>(at - fields.begin()) >= plain_from;
+  }
 };
 
 Asked asked_about(std::string_view question) {
@@ -519,11 +563,10 @@ Asked asked_about(std::string_view question) {
     // temperature"); a class it names is where they should be.
     for (const std::string& name : names) (is_class_like(name) ? asked.owners : asked.fields).push_back(name);
     // "the seed parameter of SamplingParams": a word that a question calls a parameter is one.
+    for (std::string& word : called_fields(question))
+      if (std::find(asked.fields.begin(), asked.fields.end(), word) == asked.fields.end()) asked.fields.push_back(std::move(word));
     const std::vector<std::string> words = plain_words(question);
-    for (std::size_t i = 0; i + 1 < words.size(); ++i)
-      if (is_field_noun(words[i + 1]) && !is_field_noun(words[i]) &&
-          std::find(asked.fields.begin(), asked.fields.end(), words[i]) == asked.fields.end())
-        asked.fields.push_back(words[i]);
+    asked.plain_from = asked.fields.size();
     if (kind == QuestionKind::default_value)
       for (const std::string& word : words)
         if (std::find(asked.fields.begin(), asked.fields.end(), word) == asked.fields.end()) asked.fields.push_back(word);
@@ -538,7 +581,9 @@ bool sources_define(std::string_view question, const std::vector<Evidence>& evid
   return std::any_of(evidence.begin(), evidence.end(), [&](const Evidence& e) {
     if (!is_code(e.kind)) return false;
     return std::any_of(asked.declared.begin(), asked.declared.end(), [&](const std::string& n) { return declares(e.text, n); }) ||
-           std::any_of(asked.fields.begin(), asked.fields.end(), [&](const std::string& f) { return gives_value(e.text, f) >= 2; });
+           std::any_of(asked.fields.begin(), asked.fields.end(), [&](const std::string& f) {
+             return gives_value(e.text, f) >= 2 && (!asked.plain(f) || is_settings_class(last_part(e.section)));
+           });
   });
 }
 
@@ -579,6 +624,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
       const bool in_owner = std::any_of(asked.owners.begin(), asked.owners.end(), [&](const std::string& owner) {
         return c.section.find(owner) != std::string_view::npos;
       });
+      if (asked.plain(field) && !in_owner && !is_settings_class(last_part(c.section))) return 0;
       return value + (in_owner ? 3 : 0);
     }));
   if (found.empty()) return {std::move(hits), 0, std::move(query)};

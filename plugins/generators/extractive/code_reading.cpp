@@ -149,8 +149,11 @@ std::vector<std::string> asked_names(std::string_view question) {
     previous = std::move(word);
     i = end;
   }
+  // Also "the alpha and limit parameters".
+  for (std::string& word : called_fields(question))
+    if (std::find(names.begin(), names.end(), word) == names.end()) names.push_back(std::move(word));
   const std::vector<std::string> code = code_names(question);
-  if (!code.empty()) names.push_back(code.front());
+  if (!code.empty() && std::find(names.begin(), names.end(), code.front()) == names.end()) names.push_back(code.front());
   return names;
 }
 

@@ -51,6 +51,9 @@ constexpr std::size_t kMinAnnouncedCode = 150;
 constexpr std::size_t kAnnouncedItemsExtra = 400;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
+// The defaults one answer states: as many as a question usually asks ("the alpha and limit
+// parameters").
+constexpr std::size_t kMaxDefaultsSaid = 2;
 // What a unit holding a thing of the type the question asks for weighs (a number for "how many",
 // an UPPER_CASE name for "which environment variable").
 constexpr double kAnswerTypeWeight = 1.4;
@@ -777,42 +780,33 @@ std::vector<std::string> ExtractiveGenerator::place_terms(const Evidence& e) con
 std::string ExtractiveGenerator::default_sentence(const GenerationRequest& request, const std::string& query,
                                                   const std::vector<Unit>& units, const std::vector<std::size_t>& order,
                                                   const std::vector<QuestionWord>& words) const {
-  // The names asked about, then the question's other words ("the default temperature"), each
-  // read as a name only in a declaration whose source the question names (a name it writes as
-  // code, in the source's section: SamplingParams), or whose section or path holds another word
-  // of the question that not every source's does: a plain word alone matches too loosely.
+  // The names asked about, each said ("the alpha and limit parameters" asks two), else the
+  // question's first other word that a settings class, or one the question names, gives a value
+  // ("the default temperature": SamplingParams's); a plain word in any declaration matches too
+  // loosely (a `timestamp` field of the engine's outputs for "what timestamp format do log lines
+  // use").
   std::vector<std::string> names = asked_names(query);
   const std::size_t named = names.size();
   const std::vector<std::string> code = code_names(query);
-  const auto is_code = [&](const std::string& text) { return std::find(code.begin(), code.end(), text) != code.end(); };
-  std::vector<std::size_t> plain;  // indices in `words` of the words tried as names
-  for (std::size_t w = 0; w < words.size(); ++w)
-    if (std::find(names.begin(), names.end(), words[w].text) == names.end() && !is_code(words[w].text)) {
-      names.push_back(words[w].text);
-      plain.push_back(w);
-    }
-  std::vector<std::vector<std::string>> section_terms, places;
-  for (const Evidence& e : request.evidence) {
-    section_terms.push_back(sorted_terms(e.section, analyzer_));
-    places.push_back(place_terms(e));
-  }
-  const auto in_context = [&](std::size_t evidence, std::size_t word) {
-    for (std::size_t w = 0; w < words.size(); ++w) {
-      if (w == word) continue;
-      if (is_code(words[w].text) && words[w].coverage(section_terms[evidence]) == 1) return true;
-      if (words[w].coverage(places[evidence]) > 0 &&
-          std::any_of(places.begin(), places.end(), [&](const auto& t) { return words[w].coverage(t) == 0; }))
-        return true;
-    }
-    return false;
+  for (const QuestionWord& w : words)
+    if (std::find(names.begin(), names.end(), w.text) == names.end() && !is_code_noun(lowered(w.text)) &&
+        std::find(code.begin(), code.end(), w.text) == code.end())
+      names.push_back(w.text);
+  // A settings class's, or one the question writes as code ("the default timeout in Scheduler").
+  const auto in_settings = [&](const Unit& u) {
+    const std::string& section = request.evidence[u.evidence].section;
+    if (is_settings_class(std::string_view(section).substr(section.rfind('.') + 1))) return true;
+    const std::vector<std::string> levels = sorted_terms(section, analyzer_);
+    return std::any_of(words.begin(), words.end(), [&](const QuestionWord& w) {
+      return std::find(code.begin(), code.end(), w.text) != code.end() && w.coverage(levels) == 1;
+    });
   };
-  // A declaration (`name: T = v`, a parameter) before a lookup's fallback; plain words only in
-  // declarations.
-  for (std::size_t n = 0; n < names.size(); ++n)
+  // A declaration (`name: T = v`, a parameter) before a lookup's fallback.
+  const auto sentence_for = [&](std::size_t n) -> std::string {
     for (const bool lookup : {false, true}) {
       if (lookup && n >= named) break;
       for (const std::size_t u : order) {
-        if (!units[u].code || (n >= named && !in_context(units[u].evidence, plain[n - named]))) continue;
+        if (!units[u].code || (n >= named && !in_settings(units[u]))) continue;
         const std::string_view value = default_of(units[u].text, names[n], lookup);
         // A value over several lines, or with a backtick, cannot be quoted inline: its code says it.
         if (value.empty() || value.find_first_of("\n`") != std::string_view::npos) continue;
@@ -823,7 +817,16 @@ std::string ExtractiveGenerator::default_sentence(const GenerationRequest& reque
                cite(request.evidence[units[u].evidence].number);
       }
     }
-  return {};
+    return {};
+  };
+  std::string said;
+  std::size_t count = 0;
+  for (std::size_t n = 0; n < names.size() && count < kMaxDefaultsSaid && (n < named || count == 0); ++n)
+    if (const std::string sentence = sentence_for(n); !sentence.empty()) {
+      said += (said.empty() ? "" : " ") + sentence;
+      ++count;
+    }
+  return said;
 }
 
 }  // namespace rag
