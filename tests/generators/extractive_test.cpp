@@ -99,7 +99,7 @@ vllm serve model \
                                                    "1. Install Docker.", "Then log in.", "2) Start the server.",
                                                    "| flag | meaning |", "| `--port` | the port |",
                                                    "An admonition body.", "code: vllm serve model \\\n  --port 8000"));
-  EXPECT_TRUE(units[0].code == false && units[0].ends_with_colon == false);
+  EXPECT_TRUE(units[0].code == false && units[0].announces == false);
 }
 
 // The first paragraph under the heading that opens a source is its lede: what the page is about.
@@ -921,6 +921,24 @@ TEST(ExtractiveGenerator, TheCodeASentenceAnnouncesComesWholePastMaxChars) {
                                              "vllm serve my-model --otlp-traces-endpoint=\"$ENDPOINT\"\n```\n")};
   EXPECT_THAT(make("{max_chars: 120}")->generate(ask("How do I run the server with tracing?", page)),
               HasSubstr("vllm serve my-model --otlp-traces-endpoint"));
+}
+
+TEST(ExtractiveGenerator, ASentenceWithoutAStopRightBeforeCodeAnnouncesIt) {
+  // "To install X, run" then the command: the sentence says nothing without it, as after a ':'.
+  const std::vector<Evidence> page = {source(1, "markdown",
+                                             "LlamaIndex is a data framework.\n\nTo install the LlamaIndex client package, run\n\n"
+                                             "```bash\npip install lix-vllm\n```\n")};
+  EXPECT_THAT(make()->generate(ask("Which package holds the LlamaIndex client?", page)),
+              HasSubstr("pip install lix-vllm"));
+  // A sentence with its stop, or a heading between, announces nothing.
+  const std::vector<Evidence> stopped = {source(1, "markdown",
+                                                "LlamaIndex is a data framework.\n\nThe LlamaIndex client package is separate.\n\n"
+                                                "```bash\npip install lix-vllm\n```\n")};
+  EXPECT_THAT(make()->generate(ask("Which package holds the LlamaIndex client?", stopped)), Not(HasSubstr("pip install")));
+  const std::vector<Evidence> headed = {source(1, "markdown",
+                                               "The LlamaIndex client package is on PyPI\n\n## Other\n\n"
+                                               "```bash\npip install something-else\n```\n")};
+  EXPECT_THAT(make()->generate(ask("Which package holds the LlamaIndex client?", headed)), Not(HasSubstr("pip install")));
 }
 
 TEST(ExtractiveGenerator, OptionsAreChecked) {

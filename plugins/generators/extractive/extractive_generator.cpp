@@ -267,7 +267,7 @@ double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool 
     case Kind::how_to:
       if (u.code) return in_docs && runs_command(u.text) ? kCommandWeight : 1.15;
       if (names_command(u.text)) return 1.35;
-      return u.ends_with_colon ? 1.2 : contains_any(u.text, {"you can", "use ", "run ", "set ", "pass ", "add "}) ? 1.15 : 1.0;
+      return u.announces ? 1.2 : contains_any(u.text, {"you can", "use ", "run ", "set ", "pass ", "add "}) ? 1.15 : 1.0;
     case Kind::default_value:
       if (u.code) return gives_value(u.text) ? 1.6 : 0.8;
       return contains_any(u.text, {"default"}) ? 1.5 : 1.0;
@@ -519,7 +519,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       bring_code_after(unit + 1, [](const Unit& labelled) { return !labelled.block_start && !is_code_comment(labelled.text); });
       return;
     }
-    if (kind == QuestionKind::how_to && !code && !units[unit].ends_with_colon && announces_code(units[unit].text)) {
+    if (kind == QuestionKind::how_to && !code && !units[unit].announces && announces_code(units[unit].text)) {
       // "The following command serves a DeepSeek-V3 model with ... . It will work on ...": the
       // block right after its paragraph is what to run (not one of the parents' units, which
       // come after the sources' own).
@@ -530,7 +530,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
         bring_code_after(block, [&](const Unit& statement) { return &statement == &units[block] || !statement.block_start; });
       return;
     }
-    if (!units[unit].ends_with_colon && !(code && gives_value(units[unit].text))) return;
+    if (!units[unit].announces && !(code && gives_value(units[unit].text))) return;
     for (std::size_t next = unit + 1; next < units.size() && next <= unit + kMaxFollowUnits; ++next) {
       Unit& follower = units[next];
       const bool follows = code ? !follower.code : (follower.code || follower.item);
@@ -672,7 +672,7 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
     // away from the field it documents, chosen with it).
     const auto best = std::max_element(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
     if (kind == QuestionKind::what_is && best != list.begin() && !units[*best].code && !units[*best].item &&
-        !units[*best].ends_with_colon &&
+        !units[*best].announces &&
         !(*best > 0 && units[*best - 1].code && std::find(list.begin(), best, *best - 1) != best))
       std::rotate(list.begin(), best, best + 1);
     append_source(answer, request.evidence[s], units, list);

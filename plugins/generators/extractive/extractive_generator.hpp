@@ -50,7 +50,9 @@ class ExtractiveGenerator final : public Generator {
     std::size_t chars = 0;
     bool item = false;             ///< a list item, a table row or a comment line
     bool header = false;           ///< a table's header row: a label for the rows under it
-    bool ends_with_colon = false;  ///< announces what follows ("Run:", "For example:")
+    /// Announces what follows: ends with ':' ("Run:", "For example:"), or without a stop right
+    /// before a code block ("To install it, run").
+    bool announces = false;
     /// A sentence of the first paragraph under the heading that opens its source: a page or
     /// section opens by saying what its title names ("# Paged Attention" then "vLLM uses ...").
     bool lede = false;

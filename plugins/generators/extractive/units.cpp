@@ -1,5 +1,7 @@
 #include "units.hpp"
 
+#include <cctype>
+
 #include "extractive_generator.hpp"
 #include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
@@ -225,8 +227,12 @@ class UnitWriter {
   // Whether the sentences flushed from now on are a lede (see Unit::lede).
   void lede(bool on) { lede_ = on; }
   // A fenced code block opens: its first statement starts it (see Unit::block_start).
-  void open_block() {
+  // `announced`: the prose right before it ends without a stop ("To install it, run"), and so
+  // announces it as a ':' would.
+  void open_block(bool announced) {
     flush();
+    if (announced && !out_.empty() && !out_.back().code && !out_.back().item)
+      out_.back().announces = true;
     block_start_ = true;
   }
 
@@ -263,7 +269,7 @@ class UnitWriter {
     u.code = is_code;
     u.chars = utf8::count_code_points(trim(text));
     u.item = item_;
-    u.ends_with_colon = !is_code && text.back() == ':';
+    u.announces = !is_code && text.back() == ':';
     u.lede = lede_ && !is_code && !item_;
     u.block_start = is_code && block_start_;
     u.continues = !is_code && continues_;
@@ -300,6 +306,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
   // a list or a table before any prose leaves the text without one.
   enum class Lede { unknown, awaited, open, done } lede = starts_in_code ? Lede::done : Lede::unknown;
   bool in_admonition = false;  // reading the indented body of a "!!!" note
+  bool unstopped = false;  // the last line read (blank lines aside) is prose that ends without a stop
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
     if (!t.empty() && in_admonition && indentation(line) < 4 && !line.starts_with('\t')) in_admonition = false;
@@ -323,12 +330,13 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
     if (note) in_admonition = true;
     if (is_fence_line(t)) {
       w.flush();
-      if (fence.empty() && !starts_in_code) w.open_block();
+      if (fence.empty() && !starts_in_code) w.open_block(unstopped);
       if (fence.empty()) fence = t.substr(0, 3);
       else if (t.substr(0, 3) == fence || starts_in_code) fence = {};
       starts_in_code = false;  // a passage that starts in code closes it with whatever fence comes
       continue;
     }
+    if (!t.empty()) unstopped = prose && (std::isalnum(static_cast<unsigned char>(t.back())) != 0 || t.back() == '`');
     if (!fence.empty()) {
       if (!t.empty()) w.code(line);
     } else if (w.in_statement() || t.ends_with(" \\")) {
