@@ -941,6 +941,24 @@ TEST(ExtractiveGenerator, ASentenceWithoutAStopRightBeforeCodeAnnouncesIt) {
   EXPECT_THAT(make()->generate(ask("Which package holds the LlamaIndex client?", headed)), Not(HasSubstr("pip install")));
 }
 
+TEST(ExtractiveGenerator, APagesBestSentenceLongerThanMaxCharsIsQuotedCut) {
+  const std::vector<Evidence> page = {source(1, "markdown",
+                                             "The unified scheduler treats prompt and output tokens the same way, giving each "
+                                             "request a token budget that it spends on prefill chunks or decoding steps alike, "
+                                             "which is what lets chunked prefill and prefix caching share one loop.\n\n"
+                                             "Tokens are counted.\n")};
+  const std::string answer = make("{max_chars: 100, restate: false}")->generate(ask("How does the unified scheduler allocate tokens?", page));
+  EXPECT_THAT(answer, HasSubstr("The unified scheduler treats prompt and output tokens"));
+  EXPECT_THAT(answer, Not(HasSubstr("share one loop")));
+  // Code is not cut so: a line of a script cut mid-way reads wrong.
+  const std::vector<Evidence> script = {source(1, "text",
+                                               "echo unified scheduler allocate tokens for every request of the batch and the "
+                                               "prefill chunks and the decoding steps of the loop that runs the scheduler\n\n"
+                                               "The scheduler allocates.\n")};
+  EXPECT_THAT(make("{max_chars: 100, restate: false}")->generate(ask("How does the unified scheduler allocate tokens?", script)),
+              Not(HasSubstr("echo")));
+}
+
 TEST(ExtractiveGenerator, OptionsAreChecked) {
   EXPECT_THROW(make("{max_char: 10}"), Error);
   EXPECT_THROW(make("{max_chars: 5}"), Error);

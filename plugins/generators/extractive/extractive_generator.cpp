@@ -563,14 +563,25 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     std::size_t best = units.size();
     double best_value = 0;
     for (std::size_t u = 0; u < units.size(); ++u) {
-      if (score[u] == 0 || used + units[u].chars > max_chars_ || is_chosen(u)) continue;
+      // The best sentence of a page may be longer than max_chars: quoted cut, it says more than
+      // a shorter one that says less (not code, a list item or a script's line, which read
+      // wrong cut).
+      const bool cut_first = chosen.empty() && !units[u].code && !units[u].item &&
+                             request.evidence[units[u].evidence].kind == "markdown";
+      if (score[u] == 0 || (used + units[u].chars > max_chars_ && !cut_first) || is_chosen(u)) continue;
       double redundancy = 0;
       for (const std::size_t c : chosen) redundancy = std::max(redundancy, jaccard(terms[u], terms[c]));
       const double value = score[u] * (1.0 - redundancy);
       if (value > best_value) best = u, best_value = value;
     }
     if (best == units.size() || (!chosen.empty() && best_value < kFollowShare * first)) break;
-    if (chosen.empty()) first = best_value, best_unit = best;
+    if (chosen.empty()) {
+      first = best_value, best_unit = best;
+      if (units[best].chars > max_chars_) {
+        units[best].text = shorten(units[best].text, max_chars_, false);
+        units[best].chars = utf8::count_code_points(units[best].text);
+      }
+    }
     take(best);
   }
   // A how-to answer names what to run or set. The best sentence's paragraph may go on to say it
