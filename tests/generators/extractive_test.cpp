@@ -14,6 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 using Unit = ExtractiveGenerator::Unit;
 
 std::unique_ptr<ExtractiveGenerator> make(const std::string& yaml = "~") {
@@ -957,6 +958,15 @@ TEST(ExtractiveGenerator, APagesBestSentenceLongerThanMaxCharsIsQuotedCut) {
                                                "The scheduler allocates.\n")};
   EXPECT_THAT(make("{max_chars: 100, restate: false}")->generate(ask("How does the unified scheduler allocate tokens?", script)),
               Not(HasSubstr("echo")));
+}
+
+TEST(ExtractiveGenerator, ASentenceThatSaysWhatItsPageIsAboutStatesNothing) {
+  const std::vector<Evidence> page = {source(1, "markdown",
+                                             "This page provides instructions on running vLLM with Intel Gaudi devices.\n\n"
+                                             "Running vLLM with Intel Gaudi devices needs Ubuntu 22.04 and Python 3.10.\n")};
+  EXPECT_THAT(make("{max_units: 1, restate: false}")
+                  ->generate(ask("What are the requirements for running vLLM with Intel Gaudi devices?", page)),
+              StartsWith("Running vLLM with Intel Gaudi devices needs Ubuntu 22.04"));
 }
 
 TEST(ExtractiveGenerator, OptionsAreChecked) {

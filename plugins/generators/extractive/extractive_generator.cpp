@@ -54,6 +54,9 @@ constexpr std::size_t kMaxInlineCode = 100;
 // The defaults one answer states: as many as a question usually asks ("the alpha and limit
 // parameters").
 constexpr std::size_t kMaxDefaultsSaid = 2;
+// What a sentence that says what its page is about weighs: it shares the words of the page's
+// subject and states nothing of it.
+constexpr double kAboutThePageWeight = 0.5;
 // What a unit holding a thing of the type the question asks for weighs (a number for "how many",
 // an UPPER_CASE name for "which environment variable").
 constexpr double kAnswerTypeWeight = 1.4;
@@ -130,13 +133,22 @@ std::string_view page_title(std::string_view section) {
   return section.substr(0, cut).find(" > ") == std::string_view::npos ? section.substr(cut + 3) : std::string_view();
 }
 
+// A sentence that says what its page is about ("This page provides instructions on ...", "This
+// guide walks you through ...").
+bool describes_the_page(std::string_view text) {
+  const std::string opening = lowered(text.substr(0, 16));
+  for (const std::string_view page : {"this document", "this page", "this guide", "this section", "this tutorial",
+                                      "this example", "this directory", "this folder"})
+    if (opening.starts_with(page)) return true;
+  return false;
+}
+
 // A sentence about the page or pointing elsewhere ("This page shows", "See ... for more"), or one
 // that announces what follows, says nothing of the subject itself.
 bool speaks_of_the_page(std::string_view text) {
+  if (describes_the_page(text)) return true;
   const std::string opening = lowered(text.substr(0, 16));
-  for (const std::string_view page : {"this document", "this page", "this guide", "this section", "this tutorial",
-                                      "this example", "in this ", "see ", "here is", "here are", "refer ", "please ",
-                                      "for more"})
+  for (const std::string_view page : {"in this ", "see ", "here is", "here are", "refer ", "please ", "for more"})
     if (opening.starts_with(page)) return true;
   return trim(text).ends_with(':');
 }
@@ -434,7 +446,10 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
         (units[u].code && (is_placeholder(units[u].text) || (kind != QuestionKind::how_to && is_import(units[u].text)))))
       continue;
     const double typed = asked_types.any() && holds_answer_type(asked_types, units[u]) ? kAnswerTypeWeight : 1.0;
-    score[u] = covered / total * rank_factor(units[u]) * typed *
+    // "This page provides instructions on running vLLM with Intel Gaudi devices" shares the
+    // question's words and states nothing.
+    const double about_page = !units[u].code && describes_the_page(units[u].text) ? kAboutThePageWeight : 1.0;
+    score[u] = covered / total * rank_factor(units[u]) * typed * about_page *
                std::max(defines ? kLedeWeight : 0.0, shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
