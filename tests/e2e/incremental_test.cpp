@@ -393,7 +393,7 @@ TEST_F(Incremental, WatchFollowsFilesLinkedFromOutsideTheCorpus) {
     for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     return done();
   };
-  ASSERT_TRUE(until([&] { return testing::read_all(dir_ / "watch.err").find("watching") != std::string::npos; }));
+  ASSERT_TRUE(until([&] { return testing::read_all(dir_ / "watch.err").find("Ctrl-C stops") != std::string::npos; }));
   EXPECT_THAT(testing::read_all(dir_ / "watch.err"), HasSubstr("and a file outside it that a link points to"));
   const auto finds = [&](const std::string& word) { return ranking("updated", word).find("corpus/shared.md") != std::string::npos; };
   dir_.write("elsewhere/shared.md", "# shared\n\nwombat\n");
@@ -430,7 +430,7 @@ TEST_F(Incremental, WatchLeavesExcludedFoldersAlone) {
     return done();
   };
   const auto log = [&] { return testing::read_all(dir_ / "watch.err"); };
-  ASSERT_TRUE(until([&] { return log().find("watching") != std::string::npos; }));
+  ASSERT_TRUE(until([&] { return log().find("Ctrl-C stops") != std::string::npos; }));
   EXPECT_THAT(log(), HasSubstr("(2 folders)"));  // corpus/ and corpus/sub/
   const std::size_t updates = log().size();
   dir_.write("corpus/.git/objects/12/3456", "another blob");
