@@ -52,13 +52,20 @@ TEST(SourcesDefine, TheDeclarationOrTheTypedFieldAskedAbout) {
   EXPECT_FALSE(sources_define("What does SGLang's --mem-fraction-static option control?", part));
   EXPECT_TRUE(sources_define("What does the --mem-fraction-static option control?",
                              {code("class Cfg:\n    mem_fraction_static: float = 0.9\n")}));
-  // A default question's plain word names a field of a settings class alone.
-  Evidence args = code("class FrontendArgs:\n    port: int = 8000\n");
-  args.section = "vllm.entrypoints.openai.cli_args.FrontendArgs";
-  EXPECT_TRUE(sources_define("What is the default port?", {args}));
-  Evidence outputs = code("class EngineCoreOutputs:\n    timestamp: float = 0.0\n");
-  outputs.section = "vllm.v1.engine.EngineCoreOutputs";
-  EXPECT_FALSE(sources_define("What timestamp format do log lines use by default?", {outputs}));
+  // A default question's plain word names a field of a settings class alone, or of a class the
+  // question names, as the lookup finds it.
+  const auto field_of = [](const std::string& qualified_class, const std::string& field_line) {
+    Evidence e = code("class " + std::string(last_part(qualified_class)) + ":\n    " + field_line + "\n");
+    e.section = qualified_class;
+    return std::vector<Evidence>{e};
+  };
+  EXPECT_TRUE(sources_define("What is the default port?", field_of("vllm.entrypoints.openai.cli_args.FrontendArgs", "port: int = 8000")));
+  EXPECT_FALSE(sources_define("What timestamp format do log lines use by default?",
+                              field_of("vllm.v1.engine.EngineCoreOutputs", "timestamp: float = 0.0")));
+  EXPECT_TRUE(sources_define("What is the default timeout of the AsyncScheduler?",
+                             field_of("vllm.core.scheduler.AsyncScheduler", "timeout: float = 5.0")));
+  EXPECT_TRUE(sources_define("What is the default method of SpeculativeConfig?",
+                             field_of("vllm.config.SpeculativeConfig", "method: Optional[str] = None")));
   // Uses are not definitions: a keyword argument, an assignment without a type, another name.
   EXPECT_FALSE(sources_define("What is the default swap_space?", {code("make(swap_space=4)\nswap_space = 8\n")}));
   EXPECT_FALSE(sources_define("Where is CacheConfig defined?", {code("config = CacheConfig()\n")}));
@@ -80,10 +87,15 @@ TEST(SettingsClasses, ConfigurationsArgumentsAndParameters) {
     EXPECT_TRUE(is_settings_class(name)) << name;
   for (const std::string_view name : {"Config", "EngineCoreOutputs", "Scheduler", "encode_image_base64"})
     EXPECT_FALSE(is_settings_class(name)) << name;
-  EXPECT_TRUE(is_code_noun("methods"));
-  EXPECT_TRUE(is_code_noun("classes"));
-  EXPECT_TRUE(is_code_noun("option"));
-  EXPECT_FALSE(is_code_noun("timeout"));
+  // A noun after a name written as code says what kind of code it is; elsewhere it may be a field.
+  EXPECT_TRUE(names_kind_of_code("What is the default language of the validate_language method?", "method"));
+  EXPECT_TRUE(names_kind_of_code("Which AsyncLLMEngine classes exist?", "classes"));
+  EXPECT_FALSE(names_kind_of_code("What is the default method of SpeculativeConfig?", "method"));
+  EXPECT_FALSE(names_kind_of_code("What is the default timeout of the validate_language method?", "timeout"));
+  EXPECT_TRUE(names_kind_of_code("Which resampling method does vLLM use by default?", "method"));
+  EXPECT_EQ(last_part("vllm.config.ModelConfig"), "ModelConfig");
+  EXPECT_EQ(last_part("ns::f"), "f");
+  EXPECT_EQ(last_part("Usage > Offline"), "Offline");
 }
 
 TEST(QuestionKinds, DefinitionsAreAskedByWhereDefaultAndMeaning) {

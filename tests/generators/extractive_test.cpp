@@ -6,6 +6,7 @@
 
 #include "code_reading.hpp"
 #include "restatement.hpp"
+#include "units.hpp"
 #include "rag/error.hpp"
 #include "rag/language.hpp"
 
@@ -693,6 +694,14 @@ TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall
                            {{"vllm.config.SpeculativeConfig", "method: Optional[str] = None"},
                             {"vllm.transcription.Whisper", "def validate_language(cls, language):"}}),
               Not(HasSubstr("The default")));
+  // A name said once, however often the question calls it a parameter; a later name is a
+  // condition unless the question joins it to the first.
+  EXPECT_EQ(with_section("What is the default value of the seed parameter, and is the seed parameter required?",
+                         {{"vllm.SamplingParams", "seed: int = 0"}}),
+            "The default of `seed` is `0`. [1]");
+  EXPECT_EQ(with_section("What is the default dtype parameter when the model option is set?",
+                         {{"vllm.config.ModelConfig", "model: str = \"m\"\ndtype: str = \"auto\""}}),
+            "The default of `dtype` is `\"auto\"`. [1]");
   // Each of the fields a question asks, two at most.
   EXPECT_EQ(with_section("What are the default values for the alpha and limit parameters of the activation?",
                          {{"vllm.layers.SwigluOAIAndMul", "def __init__(self, alpha: float = 1.702, limit: float = 7.0):"}}),
@@ -940,24 +949,40 @@ TEST(ExtractiveGenerator, ASentenceWithoutAStopRightBeforeCodeAnnouncesIt) {
                                                "The LlamaIndex client package is on PyPI\n\n## Other\n\n"
                                                "```bash\npip install something-else\n```\n")};
   EXPECT_THAT(make()->generate(ask("Which package holds the LlamaIndex client?", headed)), Not(HasSubstr("pip install")));
+  // A link or emphasis at its end is no stop.
+  const std::vector<Evidence> linked = {source(1, "markdown",
+                                               "LlamaIndex is a data framework.\n\nThe LlamaIndex client package comes from "
+                                               "[PyPI](https://pypi.org)\n\n```bash\npip install lix-vllm\n```\n")};
+  EXPECT_THAT(make()->generate(ask("Which package holds the LlamaIndex client?", linked)), HasSubstr("pip install lix-vllm"));
 }
 
 TEST(ExtractiveGenerator, APagesBestSentenceLongerThanMaxCharsIsQuotedCut) {
-  const std::vector<Evidence> page = {source(1, "markdown",
-                                             "The unified scheduler treats prompt and output tokens the same way, giving each "
-                                             "request a token budget that it spends on prefill chunks or decoding steps alike, "
-                                             "which is what lets chunked prefill and prefix caching share one loop.\n\n"
-                                             "Tokens are counted.\n")};
-  const std::string answer = make("{max_chars: 100, restate: false}")->generate(ask("How does the unified scheduler allocate tokens?", page));
-  EXPECT_THAT(answer, HasSubstr("The unified scheduler treats prompt and output tokens"));
-  EXPECT_THAT(answer, Not(HasSubstr("share one loop")));
-  // Code is not cut so: a line of a script cut mid-way reads wrong.
+  const std::string long_sentence =
+      "The unified scheduler treats prompt and output tokens the same way, giving each request a token budget, "
+      "which it spends on prefill chunks or decoding steps alike, so that chunked prefill, prefix caching and "
+      "speculative decoding share one loop without a separate phase for each of them.";
+  const auto answer = [](const std::string& question, const std::string& text) {
+    return make("{max_chars: 160, restate: false}")->generate(ask(question, {source(1, "markdown", text)}));
+  };
+  const std::string cut = answer("What budget does the unified scheduler give requests for their tokens?",
+                                 long_sentence + "\n\nTokens are counted.\n");
+  EXPECT_THAT(cut, HasSubstr("The unified scheduler treats prompt and output tokens"));
+  EXPECT_THAT(cut, Not(HasSubstr("separate phase")));
+  // Not when what it says of the question would be cut away.
+  EXPECT_THAT(answer("Does speculative decoding need a separate phase for each of them?",
+                     long_sentence + "\n\nSpeculative decoding runs in the loop.\n"),
+              StartsWith("Speculative decoding runs in the loop."));
+  // Nor code: a line of a script cut mid-way reads wrong.
   const std::vector<Evidence> script = {source(1, "text",
-                                               "echo unified scheduler allocate tokens for every request of the batch and the "
-                                               "prefill chunks and the decoding steps of the loop that runs the scheduler\n\n"
-                                               "The scheduler allocates.\n")};
-  EXPECT_THAT(make("{max_chars: 100, restate: false}")->generate(ask("How does the unified scheduler allocate tokens?", script)),
+                                               "echo unified scheduler budget tokens for every request of the batch and the "
+                                               "prefill chunks and the decoding steps of the loop that runs the scheduler, "
+                                               "one request at a time, for each of the steps it takes\n\n"
+                                               "The scheduler gives each request a budget.\n")};
+  EXPECT_THAT(make("{max_chars: 160, restate: false}")
+                  ->generate(ask("What budget does the unified scheduler give requests for their tokens?", script)),
               Not(HasSubstr("echo")));
+  // A cut never leaves inline code open.
+  EXPECT_EQ(extractive::shorten("Run `vllm serve my-model --port 8000` to start it", 22, false), "Run …");
 }
 
 TEST(ExtractiveGenerator, ASentenceThatSaysWhatItsPageIsAboutStatesNothing) {

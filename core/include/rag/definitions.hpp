@@ -25,12 +25,20 @@ std::vector<std::string> code_names(std::string_view question);
 /// dtype option". Such a word says what is asked, not what it is about.
 bool is_field_noun(std::string_view word);
 
-/// Whether `word` (lower case, singular or plural) names a kind of code: a field noun, or a method,
-/// function, class, module, constructor, call, variable or constant. It is never the name asked.
-bool is_code_noun(std::string_view word);
+/// The last level of a qualified name or header path: "vllm.config.ModelConfig" gives
+/// "ModelConfig", "ns::f" gives "f", "Usage > Offline" gives "Offline".
+std::string_view last_part(std::string_view section);
 
-/// The words `question` calls a parameter, option, argument, field, attribute, setting or flag
-/// ("the seed parameter", "the alpha and limit parameters"), in order, each once.
+/// Whether `word` of `question` says what kind of code something is rather than name a field: a
+/// method, function, class, module, constructor, call, variable, constant or field noun (singular
+/// or plural) after a name written as code ("the validate_language method"), or in a question
+/// that names no class a field could be of ("the resampling method"). "The default method of
+/// SpeculativeConfig" asks about a field `method`.
+bool names_kind_of_code(std::string_view question, std::string_view word);
+
+/// The words `question` calls a parameter, option, argument, field, attribute, setting or flag,
+/// in order, each once: the word before the noun ("the seed parameter") and the one "and" or "or"
+/// joins to it ("the alpha and limit parameters"); not longer lists ("a, b and c parameters": b, c).
 std::vector<std::string> called_fields(std::string_view question);
 
 /// Whether the class `name` holds settings: a configuration's, the engine's or a request's

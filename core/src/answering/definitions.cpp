@@ -30,16 +30,6 @@ bool is_class_like(std::string_view name) {
   return std::any_of(name.begin(), name.end(), is_upper) && name.find('_') == std::string_view::npos;
 }
 
-// The last level of a qualified name or header path: "vllm.config.ModelConfig" gives
-// "ModelConfig", "ns::f" gives "f".
-std::string_view last_part(std::string_view section) {
-  for (const std::string_view separator : {" > ", "::", "."}) {
-    const std::size_t cut = section.rfind(separator);
-    if (cut != std::string_view::npos) return section.substr(cut + separator.size());
-  }
-  return section;
-}
-
 // Whether `text` declares `name` as a class, a function or a struct; with `top`, only after a
 // line break (not a method or a nested class, which are indented).
 bool declares(std::string_view text, std::string_view name, bool top = false) {
@@ -123,12 +113,13 @@ std::vector<std::string_view> name_runs(std::string_view text, bool dots) {
 std::vector<std::string> plain_words(std::string_view question) {
   std::vector<std::string> out;
   for (const std::string_view word : name_runs(question, false)) {
+    if (names_kind_of_code(question, word)) continue;
     if (word.size() < 3 || !std::all_of(word.begin(), word.end(), is_lower) || is_stopword("english", word)) continue;
     // A part of a hyphenated name ("--mem-fraction-static option") is no field of its own: the
     // name is one (code_names reads it).
     const std::size_t at = static_cast<std::size_t>(word.data() - question.data());
     if ((at > 0 && question[at - 1] == '-') || (at + word.size() < question.size() && question[at + word.size()] == '-')) continue;
-    if (word == "default" || word == "defaults" || word == "value" || word == "values" || is_code_noun(word)) continue;
+    if (word == "default" || word == "defaults" || word == "value" || word == "values") continue;
     if (std::find(out.begin(), out.end(), word) == out.end()) out.emplace_back(word);
   }
   return out;
@@ -489,6 +480,14 @@ std::vector<std::string> code_names(std::string_view question) {
   return out;
 }
 
+std::string_view last_part(std::string_view section) {
+  for (const std::string_view separator : {" > ", "::", "."}) {
+    const std::size_t cut = section.rfind(separator);
+    if (cut != std::string_view::npos) return section.substr(cut + separator.size());
+  }
+  return section;
+}
+
 std::vector<std::string> called_fields(std::string_view question) {
   const std::vector<std::string> plain = plain_words(question);
   const auto is_plain = [&](const std::string& w) { return std::find(plain.begin(), plain.end(), w) != plain.end(); };
@@ -522,14 +521,28 @@ bool is_field_noun(std::string_view word) {
   return false;
 }
 
-bool is_code_noun(std::string_view word) {
+bool names_kind_of_code(std::string_view question, std::string_view word) {
   const auto is = [](std::string_view w) {
     for (const std::string_view noun : {"method", "function", "class", "module", "constructor", "call", "variable", "constant"})
       if (w == noun) return true;
     return is_field_noun(w);
   };
-  return is(word) || (word.ends_with('s') && is(word.substr(0, word.size() - 1))) ||
-         (word.ends_with("es") && is(word.substr(0, word.size() - 2)));
+  const std::string lower = utf8::lower(word);
+  const std::string_view w = lower;
+  if (!is(w) && !(w.ends_with('s') && is(w.substr(0, w.size() - 1))) && !(w.ends_with("es") && is(w.substr(0, w.size() - 2))))
+    return false;
+  const std::vector<std::string> code = code_names(question);
+  // A field is of a class: a question that names none ("the resampling method") means the noun.
+  if (std::none_of(code.begin(), code.end(), [](const std::string& name) { return is_class_like(name) && is_upper(name[0]); }))
+    return true;
+  std::string_view previous;
+  for (const std::string_view run : name_runs(question, true)) {
+    if (utf8::lower(run) == lower && !previous.empty() &&
+        std::find(code.begin(), code.end(), last_part(previous)) != code.end())
+      return true;
+    previous = run;
+  }
+  return false;
 }
 
 namespace {
@@ -547,6 +560,15 @@ struct Asked {
   bool plain(const std::string& field) const {
     const auto at = std::find(fields.begin(), fields.end(), field);
     return at != fields.end() && static_cast<std::size_t>(at - fields.begin()) >= plain_from;
+  }
+  /// Whether a declaration of `field` in code of qualified name `section` may be what is asked:
+  /// in a class the question names; a plain word's, in a settings class too; any other field's,
+  /// anywhere.
+  bool may_define(const std::string& field, std::string_view section) const {
+    const bool in_owner = std::any_of(owners.begin(), owners.end(), [&](const std::string& owner) {
+      return section.find(owner) != std::string_view::npos;
+    });
+    return in_owner || !plain(field) || is_settings_class(last_part(section));
   }
 };
 
@@ -582,7 +604,7 @@ bool sources_define(std::string_view question, const std::vector<Evidence>& evid
     if (!is_code(e.kind)) return false;
     return std::any_of(asked.declared.begin(), asked.declared.end(), [&](const std::string& n) { return declares(e.text, n); }) ||
            std::any_of(asked.fields.begin(), asked.fields.end(), [&](const std::string& f) {
-             return gives_value(e.text, f) >= 2 && (!asked.plain(f) || is_settings_class(last_part(e.section)));
+             return gives_value(e.text, f) >= 2 && asked.may_define(f, e.section);
            });
   });
 }
@@ -621,10 +643,10 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
     add(best_definition(index, field + in_owners, [&](const ChunkView& c) {
       const int value = gives_value(c.text, field);
       if (value == 0) return 0;
+      if (!asked.may_define(field, c.section)) return 0;
       const bool in_owner = std::any_of(asked.owners.begin(), asked.owners.end(), [&](const std::string& owner) {
         return c.section.find(owner) != std::string_view::npos;
       });
-      if (asked.plain(field) && !in_owner && !is_settings_class(last_part(c.section))) return 0;
       return value + (in_owner ? 3 : 0);
     }));
   if (found.empty()) return {std::move(hits), 0, std::move(query)};

@@ -145,7 +145,8 @@ std::vector<std::string> asked_names(std::string_view question) {
       continue;
     }
     std::string word(question.substr(i, end - i));
-    if (!previous.empty() && is_field_noun(lowered(word))) names.push_back(previous);
+    if (!previous.empty() && is_field_noun(lowered(word)) && std::find(names.begin(), names.end(), previous) == names.end())
+      names.push_back(previous);
     previous = std::move(word);
     i = end;
   }

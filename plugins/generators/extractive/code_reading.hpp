@@ -35,9 +35,10 @@ std::string_view default_of(std::string_view code, std::string_view name, bool l
 /// --port 8000", "$ pip install x"), perhaps after VAR=value settings; not Python ("llm =
 /// LLM(...)", "from x import y", "print(x)").
 bool runs_command(std::string_view code);
-/// The names a default question may ask about, the likeliest first: a word it calls a field ("the
-/// stream parameter": stream), then the first name it writes as code. Later names are conditions
-/// ("the default lora_int_id when lora_request is None").
+/// The names a default question may ask about, the likeliest first, each once: a word it calls a
+/// field ("the stream parameter": stream; "the alpha and limit parameters": alpha, limit), then
+/// the first name it writes as code. Later names are conditions ("the default lora_int_id when
+/// lora_request is None") unless the question joins them to the first (called_fields).
 std::vector<std::string> asked_names(std::string_view question);
 
 }  // namespace rag::extractive

@@ -34,8 +34,9 @@ constexpr double kDocsWeight = 1.25;
 // A page's lede, which speaks of its title without naming it, weighs a little less than a sentence
 // that defines what a what-is question asks about (shapes.hpp).
 constexpr double kLedeWeight = 1.4;
-// At most this many units come with one that announces them: after a ':' ("Run the server:"), a
-// block's body, the statements of a block a sentence announces in words.
+// At most this many units come with one that announces them: after a ':' ("Run the server:") or
+// a sentence without a stop right before code ("To install it, run"), a block's body, the
+// statements of a block a sentence announces in words.
 constexpr std::size_t kMaxFollowUnits = 4;
 // The code a sentence announces is cut to no less than this many code points.
 constexpr std::size_t kMinAnnouncedCode = 150;
@@ -43,6 +44,10 @@ constexpr std::size_t kMinAnnouncedCode = 150;
 constexpr std::size_t kAnnouncedItemsExtra = 400;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
+// A sentence longer than max_chars is quoted cut only when max_chars leaves this many code
+// points, and the cut keeps this share of what the sentence says of the question.
+constexpr std::size_t kMinCutSentence = 150;
+constexpr double kKeptByCut = 0.8;
 // The defaults one answer states: as many as a question usually asks ("the alpha and limit
 // parameters").
 constexpr std::size_t kMaxDefaultsSaid = 2;
@@ -297,10 +302,10 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   std::vector<std::size_t> chosen;
   std::size_t used = 0;
   const auto is_chosen = [&](std::size_t u) { return std::find(chosen.begin(), chosen.end(), u) != chosen.end(); };
-  // Takes a unit, and what it announces: a unit ending in ':' ("Start the server with:", "Key
-  // capabilities:") the code or list items after it, a field that gives a value the docstring
-  // sentence after it. The code right after a ':' comes even past max_chars, cut to whole lines:
-  // the sentence says nothing without it.
+  // Takes a unit, and what it announces: a unit that announces (Unit::announces: "Start the
+  // server with:", "Key capabilities:", "To install it, run") the code or list items after it, a
+  // field that gives a value the docstring sentence after it. The code right after comes even
+  // past max_chars, cut to whole lines: the sentence says nothing without it.
   const auto also_choose = [&](std::size_t unit) {  // a unit that comes with another
     if (is_chosen(unit)) return;
     chosen.push_back(unit);
@@ -383,7 +388,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       const bool follows = code ? !follower.code : (follower.code || follower.item);
       // One block: the code a sentence announces, not the next block's after it.
       if (follower.evidence != units[unit].evidence || !follows || (next > unit + 1 && follower.block_start)) break;
-      // List items and code after a ':' and a field's first docstring sentence may go past
+      // List items and code announced and a field's first docstring sentence may go past
       // max_chars: a field alone says nothing of what it is, "Then ... run vLLM:" nothing without
       // each line it announces. Unless the question asks its default (the value answers it), a
       // Python field's next docstring sentences come while they fit: the first often only says
@@ -404,18 +409,30 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       also_choose(next);
     }
   };
+  // The best sentence of a page may be longer than max_chars: quoted cut, it says more than a
+  // shorter one that says less, when the cut keeps what it says of the question. Not code, a list
+  // item or a script's line, which read wrong cut; for a how-to question, only a sentence that
+  // names what to run or set, as the cut leaves no room for a command found elsewhere.
+  const auto cut_first = [&](std::size_t u) {
+    if (!chosen.empty() || units[u].code || units[u].item || max_chars_ < kMinCutSentence ||
+        request.evidence[units[u].evidence].kind != "markdown" ||
+        (kind == QuestionKind::how_to && !names_command(units[u].text)))
+      return false;
+    const std::vector<std::string> kept = sorted_terms(shorten(units[u].text, max_chars_, false), analyzer_);
+    double whole = 0, cut = 0;
+    for (std::size_t w = 0; w < reading.words.size(); ++w) {
+      whole += reading.weight[w] * reading.words[w].coverage(terms[u]);
+      cut += reading.weight[w] * reading.words[w].coverage(kept);
+    }
+    return cut >= kKeptByCut * whole;
+  };
   double first = 0;
   std::size_t best_unit = units.size();  // the first taken, not what came with it (a field, a header)
   for (std::size_t picks = 0; picks < max_units_; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
     for (std::size_t u = 0; u < units.size(); ++u) {
-      // The best sentence of a page may be longer than max_chars: quoted cut, it says more than
-      // a shorter one that says less (not code, a list item or a script's line, which read
-      // wrong cut).
-      const bool cut_first = chosen.empty() && !units[u].code && !units[u].item &&
-                             request.evidence[units[u].evidence].kind == "markdown";
-      if (score[u] == 0 || (used + units[u].chars > max_chars_ && !cut_first) || is_chosen(u)) continue;
+      if (score[u] == 0 || is_chosen(u) || (used + units[u].chars > max_chars_ && !cut_first(u))) continue;
       double redundancy = 0;
       for (const std::size_t c : chosen) redundancy = std::max(redundancy, jaccard(terms[u], terms[c]));
       const double value = score[u] * (1.0 - redundancy);
@@ -647,13 +664,13 @@ std::string ExtractiveGenerator::default_sentence(const GenerationRequest& reque
   const std::size_t named = names.size();
   const std::vector<std::string> code = code_names(query);
   for (const QuestionWord& w : words)
-    if (std::find(names.begin(), names.end(), w.text) == names.end() && !is_code_noun(lowered(w.text)) &&
+    if (std::find(names.begin(), names.end(), w.text) == names.end() && !names_kind_of_code(query, w.text) &&
         std::find(code.begin(), code.end(), w.text) == code.end())
       names.push_back(w.text);
   // A settings class's, or one the question writes as code ("the default timeout in Scheduler").
   const auto in_settings = [&](const Unit& u) {
     const std::string& section = request.evidence[u.evidence].section;
-    if (is_settings_class(std::string_view(section).substr(section.rfind('.') + 1))) return true;
+    if (is_settings_class(last_part(section))) return true;
     const std::vector<std::string> levels = sorted_terms(section, analyzer_);
     return std::any_of(words.begin(), words.end(), [&](const QuestionWord& w) {
       return std::find(code.begin(), code.end(), w.text) != code.end() && w.coverage(levels) == 1;
@@ -677,13 +694,23 @@ std::string ExtractiveGenerator::default_sentence(const GenerationRequest& reque
     }
     return {};
   };
-  std::string said;
+  // A second name is said when the question joins it to the first ("the alpha and limit
+  // parameters"); otherwise it is a condition ("the default dtype when the model option is set").
+  const std::string asked = lowered(query);
+  const auto joined = [&](const std::string& a, const std::string& b) {
+    return asked.find(lowered(a) + " and " + lowered(b)) != std::string::npos ||
+           asked.find(lowered(a) + " or " + lowered(b)) != std::string::npos;
+  };
+  std::string said, first;
   std::size_t count = 0;
-  for (std::size_t n = 0; n < names.size() && count < kMaxDefaultsSaid && (n < named || count == 0); ++n)
+  for (std::size_t n = 0; n < names.size() && count < kMaxDefaultsSaid && (n < named || count == 0); ++n) {
+    if (count == 1 && !joined(first, names[n])) break;
     if (const std::string sentence = sentence_for(n); !sentence.empty()) {
       said += (said.empty() ? "" : " ") + sentence;
+      first = names[n];
       ++count;
     }
+  }
   return said;
 }
 

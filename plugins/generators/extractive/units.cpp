@@ -1,7 +1,5 @@
 #include "units.hpp"
 
-#include <cctype>
-
 #include "extractive_generator.hpp"
 #include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
@@ -45,8 +43,15 @@ std::string shorten(const std::string& text, std::size_t max_chars, bool code) {
     }
     return kept;
   }
-  const std::size_t space = text.rfind(' ', bytes);
-  return text.substr(0, space == std::string::npos || space == 0 ? bytes : space) + " …";
+  std::size_t cut = text.rfind(' ', bytes);
+  if (cut == std::string::npos || cut == 0) cut = bytes;
+  // Not inside inline code: a backtick left open would run on into the rest of the answer.
+  if (std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cut), '`') % 2 == 1) {
+    const std::size_t opened = text.rfind('`', cut - 1);
+    const std::size_t space = opened == 0 ? std::string::npos : text.rfind(' ', opened - 1);
+    cut = space == std::string::npos || space == 0 ? opened : space;
+  }
+  return text.substr(0, cut) + " …";
 }
 
 std::size_t indentation(std::string_view line) {
@@ -297,6 +302,17 @@ class UnitWriter {
   int depth_ = 0;
 };
 
+// Whether a line of prose ends without a stop ("To install it, run", "... with [pip](url)",
+// "**run**"), so that what follows goes on from it: its last character, closing brackets, quotes
+// and emphasis aside, is no '.', '!', '?', ';', ':', ',' or ellipsis, nor a CJK full stop.
+bool ends_without_stop(std::string_view line) {
+  line = line.substr(0, line.find_last_not_of(" \t)]*_\"'") + 1);
+  if (line.empty()) return false;
+  for (const std::string_view stop : {"\u2026", "\u3002", "\uff01", "\uff1f", "\uff1a"})
+    if (line.ends_with(stop)) return false;
+  return std::string_view(".!?;:,").find(line.back()) == std::string_view::npos;
+}
+
 // Markdown, and any other text: its rules (fences, headings, lists, tables) cost plain text
 // nothing, and Markdown files chunked as plain text keep their code whole.
 void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
@@ -336,7 +352,7 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
       starts_in_code = false;  // a passage that starts in code closes it with whatever fence comes
       continue;
     }
-    if (!t.empty()) unstopped = prose && (std::isalnum(static_cast<unsigned char>(t.back())) != 0 || t.back() == '`');
+    if (!t.empty()) unstopped = prose && ends_without_stop(t);
     if (!fence.empty()) {
       if (!t.empty()) w.code(line);
     } else if (w.in_statement() || t.ends_with(" \\")) {
