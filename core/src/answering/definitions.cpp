@@ -113,8 +113,8 @@ std::vector<std::string_view> name_runs(std::string_view text, bool dots) {
 std::vector<std::string> plain_words(std::string_view question) {
   std::vector<std::string> out;
   for (const std::string_view word : name_runs(question, false)) {
-    if (names_kind_of_code(question, word)) continue;
     if (word.size() < 3 || !std::all_of(word.begin(), word.end(), is_lower) || is_stopword("english", word)) continue;
+    if (names_kind_of_code(question, word)) continue;
     // A part of a hyphenated name ("--mem-fraction-static option") is no field of its own: the
     // name is one (code_names reads it).
     const std::size_t at = static_cast<std::size_t>(word.data() - question.data());
