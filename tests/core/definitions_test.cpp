@@ -122,6 +122,17 @@ TEST(QuestionKinds, TheSentenceThatAsksSaysTheKindNotItsContext) {
   EXPECT_EQ(question_kind("Thanks. Everything else works."), QuestionKind::other);
 }
 
+TEST(AnswerTypes, APriceAsksForMoney) {
+  EXPECT_TRUE(answer_types("What is the price per million tokens?").money);
+  EXPECT_TRUE(answer_types("How much does an instance cost per hour?").money);
+  EXPECT_FALSE(answer_types("What is the memory cost of prefix caching?").money);
+  EXPECT_TRUE(states_money("The instance is $0.22 per hour."));
+  EXPECT_TRUE(states_money("It costs \u20ac 3 a day, or 12 USD a week."));
+  EXPECT_TRUE(states_money("about 40 dollars"));
+  EXPECT_FALSE(states_money("Run `echo $HOME` and $ pip install vllm; 8 GPUs, 80GB"));
+  EXPECT_FALSE(states_money("3 USDC is not a currency name here"));
+}
+
 TEST(AnswerTypes, TheNounAQuestionWordHeadsSaysWhatTheAnswerIs) {
   EXPECT_TRUE(answer_types("Which environment variable sets the host IP?").environment_variable);
   EXPECT_TRUE(answer_types("What env var do I set?").environment_variable);

@@ -79,6 +79,16 @@ TEST_F(AnswerCliTest, AQuestionTheSourcesDoNotAnswerIsDeclinedCitingNothing) {
   index();
   EXPECT_EQ(json::parse(rag("answer 'Who painted the Sistine Chapel ceiling?' --pipeline pipeline.yaml").out)["answered"], true);
   std::filesystem::remove(dir_ / "repo/docs/art.txt");
+  // A price is an amount of money: sources that share the question's other words but state none
+  // do not answer it.
+  dir_.write("repo/docs/cloud.md", "# Cloud\n\nRun the server on an AWS p5 instance with eight H100 GPUs per hour of work.\n");
+  index();
+  const std::string price = "answer 'How much does an AWS p5 instance with eight H100 GPUs cost per hour?' --pipeline pipeline.yaml";
+  EXPECT_EQ(json::parse(rag(price).out)["answered"], false);
+  dir_.write("repo/docs/cloud.md", "# Cloud\n\nAn AWS p5 instance with eight H100 GPUs costs $98.32 per hour.\n");
+  index();
+  EXPECT_EQ(json::parse(rag(price).out)["answered"], true);
+  std::filesystem::remove(dir_ / "repo/docs/cloud.md");
   // Words of one character alone name nothing to answer about, however many chunks hold them.
   dir_.write("repo/pkg/points.py", "def shift(x, y):\n    \"\"\"Shifts x by y: x is x plus y.\"\"\"\n    x = x + y\n    return x\n");
   index();

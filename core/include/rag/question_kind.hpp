@@ -33,9 +33,14 @@ struct AnswerTypes {
   bool class_name = false;            ///< "which class": a CamelCase name written as code
   bool path = false;                  ///< "which file / directory / script / module": a path
   bool command = false;               ///< "which command": a command, or code
+  bool money = false;                 ///< "what is the price", "how much does it cost": an amount of money
 
-  bool any() const { return environment_variable || option || quantity || class_name || path || command; }
+  bool any() const { return environment_variable || option || quantity || class_name || path || command || money; }
 };
+
+/// Whether `text` states an amount of money: a currency sign before a number ("$2.50", "€ 3"), or
+/// a number before a currency's name ("3 USD", "12 dollars").
+bool states_money(std::string_view text);
 
 /// The answer types `question` (English) asks for; none for most questions ("How do I ...?").
 AnswerTypes answer_types(std::string_view question);

@@ -125,6 +125,13 @@ AnswerTypes answer_types(std::string_view question) {
   AnswerTypes types;
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (words[i].first == "how" && i + 1 < words.size() && kMeasures.contains(words[i + 1].first)) types.quantity = true;
+    // A price asks for money; so does what something costs when "how much" asks it (not "the
+    // memory cost of prefix caching").
+    const std::string& w = words[i].first;
+    if (w == "price" || w == "prices" || w == "pricing" ||
+        ((w == "cost" || w == "costs") && std::any_of(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(i),
+                                                       [&](const auto& before) { return before.first == "much"; })))
+      types.money = true;
     if ((words[i].first != "which" && words[i].first != "what") ||
         !(words[i].second || (i > 0 && kPrepositions.contains(words[i - 1].first))))
       continue;
@@ -145,6 +152,25 @@ AnswerTypes answer_types(std::string_view question) {
     if (head) types.*head = true;
   }
   return types;
+}
+
+bool states_money(std::string_view text) {
+  const auto digit = [&](std::size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0; };
+  for (const std::string_view sign : {"$", "\u20ac", "\u00a3"}) {  // $, euro, pound
+    for (std::size_t at = text.find(sign); at != std::string_view::npos; at = text.find(sign, at + 1)) {
+      std::size_t after = at + sign.size();
+      if (after < text.size() && text[after] == ' ') ++after;
+      if (digit(after)) return true;
+    }
+  }
+  const std::string lower = utf8::lower(text);
+  for (const std::string_view name : {" usd", " eur", " dollars", " dollar", " cents", " euros"}) {
+    for (std::size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {
+      const std::size_t end = at + name.size();
+      if (at > 0 && digit(at - 1) && (end == lower.size() || std::isalpha(static_cast<unsigned char>(lower[end])) == 0)) return true;
+    }
+  }
+  return false;
 }
 
 QuestionKind question_kind(std::string_view question) {

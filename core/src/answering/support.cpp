@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rag/glob.hpp"
+#include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"
 #include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
@@ -116,7 +117,8 @@ SupportMeter::SupportMeter(const Index& index) : index_(index), analyzer_(Analyz
 
 Support SupportMeter::measure(const GenerationRequest& request, double score_knee, double weight_cap) const {
   Support support;
-  const std::vector<QuestionWord> words = question_words(request.query.empty() ? request.question : request.query, analyzer_);
+  const std::string& question = request.query.empty() ? request.question : request.query;
+  const std::vector<QuestionWord> words = question_words(question, analyzer_);
   if (words.empty() || request.evidence.empty()) return support;
   // Words of one character alone ("x", "a b") name nothing that a source could be about.
   if (std::all_of(words.begin(), words.end(), [](const QuestionWord& w) { return utf8::count_code_points(w.text) < 2; }))
@@ -143,6 +145,13 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
     support.covered = std::max(support.covered, covered);
   }
   support.coverage = std::min(1.0, support.covered / counted);
+  // A question that asks a price is answered by an amount of money, which no source states: the
+  // words it shares with them (the product, the hardware) are about something else.
+  if (answer_types(question).money &&
+      std::none_of(request.evidence.begin(), request.evidence.end(), [](const Evidence& e) { return states_money(e.text); })) {
+    support.value = 0;
+    return support;
+  }
   double best_score = 0;
   for (const Evidence& e : request.evidence) best_score = std::max(best_score, e.score);
   support.scored = best_score / kMaxTermScore;

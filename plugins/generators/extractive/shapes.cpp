@@ -124,7 +124,7 @@ bool holds_answer_type(const AnswerTypes& types, const ExtractiveGenerator::Unit
     return slash != std::string_view::npos && t.find('/', slash + 1) != std::string_view::npos && word_char(slash + 1);
   };
   return (types.option && u.code && call != std::string_view::npos && keyword()) || (types.path && names_path()) ||
-         (types.command && (u.code || names_command(t)));
+         (types.command && (u.code || names_command(t))) || (types.money && states_money(t));
 }
 
 double shape_weight(QuestionKind kind, const ExtractiveGenerator::Unit& u, bool in_docs,
