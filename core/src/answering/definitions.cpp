@@ -107,6 +107,19 @@ std::vector<std::string_view> name_runs(std::string_view text, bool dots) {
   return out;
 }
 
+// Whether `word` is a noun `is_noun` accepts, singular or plural ("parameters", "classes").
+bool in_any_number(std::string_view word, bool (*is_noun)(std::string_view)) {
+  return is_noun(word) || (word.ends_with('s') && is_noun(word.substr(0, word.size() - 1))) ||
+         (word.ends_with("es") && is_noun(word.substr(0, word.size() - 2)));
+}
+
+// A noun that says what kind of code something is: a method, function, class, ... or a field.
+bool is_code_noun(std::string_view word) {
+  for (const std::string_view noun : {"method", "function", "class", "module", "constructor", "call", "variable", "constant"})
+    if (word == noun) return true;
+  return is_field_noun(word);
+}
+
 // The words of a question in lower case that are not stopwords nor say that a default is asked
 // ("the default temperature": temperature), which a "default" question may name a field by; not
 // the parts of a hyphenated name.
@@ -491,9 +504,7 @@ std::string_view last_part(std::string_view section) {
 std::vector<std::string> called_fields(std::string_view question) {
   const std::vector<std::string> plain = plain_words(question);
   const auto is_plain = [&](const std::string& w) { return std::find(plain.begin(), plain.end(), w) != plain.end(); };
-  const auto calls = [](std::string_view w) {  // "parameter", "parameters"
-    return is_field_noun(w) || (w.ends_with('s') && is_field_noun(w.substr(0, w.size() - 1)));
-  };
+  const auto calls = [](std::string_view w) { return in_any_number(w, is_field_noun); };  // "parameter(s)"
   std::vector<std::string> words;
   for (const std::string_view run : name_runs(question, false)) words.push_back(utf8::lower(run));
   std::vector<std::string> out;
@@ -522,15 +533,8 @@ bool is_field_noun(std::string_view word) {
 }
 
 bool names_kind_of_code(std::string_view question, std::string_view word) {
-  const auto is = [](std::string_view w) {
-    for (const std::string_view noun : {"method", "function", "class", "module", "constructor", "call", "variable", "constant"})
-      if (w == noun) return true;
-    return is_field_noun(w);
-  };
   const std::string lower = utf8::lower(word);
-  const std::string_view w = lower;
-  if (!is(w) && !(w.ends_with('s') && is(w.substr(0, w.size() - 1))) && !(w.ends_with("es") && is(w.substr(0, w.size() - 2))))
-    return false;
+  if (!in_any_number(lower, is_code_noun)) return false;
   const std::vector<std::string> code = code_names(question);
   // A field is of a class: a question that names none ("the resampling method") means the noun.
   if (std::none_of(code.begin(), code.end(), [](const std::string& name) { return is_class_like(name) && is_upper(name[0]); }))

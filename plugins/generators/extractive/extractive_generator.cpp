@@ -667,21 +667,24 @@ std::string ExtractiveGenerator::default_sentence(const GenerationRequest& reque
     if (std::find(names.begin(), names.end(), w.text) == names.end() && !names_kind_of_code(query, w.text) &&
         std::find(code.begin(), code.end(), w.text) == code.end())
       names.push_back(w.text);
-  // A settings class's, or one the question writes as code ("the default timeout in Scheduler").
-  const auto in_settings = [&](const Unit& u) {
-    const std::string& section = request.evidence[u.evidence].section;
-    if (is_settings_class(last_part(section))) return true;
-    const std::vector<std::string> levels = sorted_terms(section, analyzer_);
-    return std::any_of(words.begin(), words.end(), [&](const QuestionWord& w) {
-      return std::find(code.begin(), code.end(), w.text) != code.end() && w.coverage(levels) == 1;
-    });
-  };
+  // Which sources a plain word may be read in: a settings class's, or one the question writes as
+  // code ("the default timeout in Scheduler"). Read once per source, and only when a plain word
+  // is tried.
+  std::vector<bool> in_settings(request.evidence.size(), false);
+  if (names.size() > named)
+    for (std::size_t e = 0; e < request.evidence.size(); ++e) {
+      const std::string& section = request.evidence[e].section;
+      const std::vector<std::string> levels = sorted_terms(section, analyzer_);
+      in_settings[e] = is_settings_class(last_part(section)) || std::any_of(words.begin(), words.end(), [&](const QuestionWord& w) {
+                         return std::find(code.begin(), code.end(), w.text) != code.end() && w.coverage(levels) == 1;
+                       });
+    }
   // A declaration (`name: T = v`, a parameter) before a lookup's fallback.
   const auto sentence_for = [&](std::size_t n) -> std::string {
     for (const bool lookup : {false, true}) {
       if (lookup && n >= named) break;
       for (const std::size_t u : order) {
-        if (!units[u].code || (n >= named && !in_settings(units[u]))) continue;
+        if (!units[u].code || (n >= named && !in_settings[units[u].evidence])) continue;
         const std::string_view value = default_of(units[u].text, names[n], lookup);
         // A value over several lines, or with a backtick, cannot be quoted inline: its code says it.
         if (value.empty() || value.find_first_of("\n`") != std::string_view::npos) continue;
