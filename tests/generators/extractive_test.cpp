@@ -162,7 +162,7 @@ TEST(ExtractiveGenerator, QuotesTheSentenceThatCoversTheQuestionAndCitesIt) {
                                   {source(1, "markdown", "vLLM runs many models. It is fast."),
                                    source(2, "markdown",
                                           "Quantization saves memory. Quantized checkpoints load with the "
-                                          "`--quantization awq` flag. Other methods exist.")});
+                                          "`--quantization awq` flag.\n\nOther methods exist.")});
   const std::string answer = generator->generate(r);
   EXPECT_EQ(answer, "Quantized checkpoints load with the `--quantization awq` flag. [2]");
   EXPECT_EQ(generator->generate(r), answer);  // deterministic
@@ -347,6 +347,26 @@ TEST(ExtractiveGenerator, AHowToAnswerTakesTheNextSentenceOfItsParagraphThatSays
                                               "You can enable the feature by specifying `--quantization=fp8`.")};
   EXPECT_THAT(make()->generate(ask("How do I quantize a BF16 model to FP8 dynamically without calibration data?", apart)),
               Not(HasSubstr("works without calibration data. You can enable")));
+}
+
+// The best sentence's paragraph goes on from it and often says what is asked next: its next two
+// sentences come, past max_chars as announced items do, not one that points elsewhere or
+// announces what follows, nor a sentence of the next paragraph.
+TEST(ExtractiveGenerator, TheBestSentenceBringsTheNextSentencesOfItsParagraph) {
+  const auto answer = [](const std::string& text, const std::string& options = "{restate: false}") {
+    return make(options)->generate(ask("What is llmaz and how does it relate to vLLM?", {source(1, "markdown", text)}));
+  };
+  // The next sentences share no word with the question.
+  const std::string lede = "llmaz is an easy-to-use platform that serves models with vLLM on Kubernetes.";
+  EXPECT_EQ(answer(lede + " Its operator scales from zero. It caches weights. It has a logo."),
+            lede + " Its operator scales from zero. It caches weights. [1]");
+  // Past max_chars as announced items are.
+  EXPECT_EQ(answer(lede + " Its operator scales from zero.", "{restate: false, max_chars: 80}"),
+            lede + " Its operator scales from zero. [1]");
+  EXPECT_EQ(answer(lede + "\n\nIts operator scales from zero."), lede + " [1]");
+  for (const std::string stop : {"More information can be found here.", "Please refer to the quick start.",
+                                 "Check out the guide for details.", "This page shows how to install it."})
+    EXPECT_EQ(answer(lede + " " + stop + " Its operator scales from zero."), lede + " [1]") << stop;
 }
 
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {
@@ -568,8 +588,8 @@ TEST(ExtractiveGenerator, AWhatIsAnswerPrefersASentenceThatOpensWithItsSubject) 
   const auto best = [](const std::string& second) {
     return make("{max_units: 1, restate: false}")
         ->generate(ask("What is disaggregated prefilling in vLLM?",
-                       {source(1, "markdown", "Benchmarks differ when disaggregated prefilling runs in vLLM. " + second +
-                                                  " vLLM is fast.")}));
+                       {source(1, "markdown", "Benchmarks differ when disaggregated prefilling runs in vLLM.\n\n" + second +
+                                                  "\n\nvLLM is fast.")}));
   };
   EXPECT_EQ(best("Disaggregated prefilling puts the prefill and the decode of vLLM in different instances."),
             "Disaggregated prefilling puts the prefill and the decode of vLLM in different instances. [1]");

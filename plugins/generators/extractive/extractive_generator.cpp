@@ -42,6 +42,8 @@ constexpr std::size_t kMaxFollowUnits = 4;
 constexpr std::size_t kMinAnnouncedCode = 150;
 // The list items or table rows a sentence announces may take this many code points past max_chars.
 constexpr std::size_t kAnnouncedItemsExtra = 400;
+// The sentences of the best one's paragraph that come after it.
+constexpr std::size_t kParagraphSentences = 2;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
 // A sentence longer than max_chars is quoted cut only when max_chars leaves this many code
@@ -448,18 +450,25 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     }
     take(best);
   }
-  // A how-to answer names what to run or set. The best sentence's paragraph may go on to say it
-  // ("... can be achieved without any calibration data. You can enable the feature by specifying
-  // `--quantization="fp8"`"): the next sentence comes with it. Else, when the units chosen name no
-  // command, flag or code, the best unit that does, if it covers enough of the question, takes
-  // the place of the weakest of them that it needs.
-  const auto names_code = [](const Unit& u) { return u.code || names_command(u.text); };
-  if (kind == QuestionKind::how_to && best_unit < units.size() && !names_code(units[best_unit])) {
-    const std::size_t next = best_unit + 1;
-    if (next < units.size() && units[next].continues && names_code(units[next]) && !is_chosen(next) &&
-        used + units[next].chars <= max_chars_)
+  // The best sentence's paragraph goes on from it, and often says what the question asks next:
+  // "It uses vLLM as the default model serving backend." after what llmaz is, "Instead, if no bias
+  // is passed, the epilogue will use 0 as the bias." after why there is no such epilogue, "You can
+  // enable the feature by specifying `--quantization="fp8"`" after what FP8 achieves. Its next
+  // sentences come, past max_chars as announced items do, up to one that speaks of the page,
+  // points elsewhere or announces what follows (which would come without it).
+  if (best_unit < units.size() && !units[best_unit].code)
+    for (std::size_t next = best_unit + 1; next <= best_unit + kParagraphSentences && next < units.size(); ++next) {
+      const Unit& sentence = units[next];
+      if (!sentence.continues || sentence.evidence != units[best_unit].evidence || sentence.announces ||
+          speaks_of_the_page(sentence.text) || announces_code(sentence.text) ||
+          used + sentence.chars > max_chars_ + kAnnouncedItemsExtra)
+        break;
       also_choose(next);
-  }
+    }
+  // A how-to answer names what to run or set: when the units chosen name no command, flag or code,
+  // the best unit that does, if it covers enough of the question, takes the place of the weakest
+  // of them that it needs.
+  const auto names_code = [](const Unit& u) { return u.code || names_command(u.text); };
   if (kind == QuestionKind::how_to && !chosen.empty() &&
       std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return names_code(units[c]); })) {
     std::size_t command = units.size();

@@ -59,10 +59,20 @@ bool describes_the_page(std::string_view text) {
   return false;
 }
 
+bool points_elsewhere(std::string_view text) {
+  const std::string t = lowered(trim(text));
+  for (const std::string_view opening : {"see ", "refer ", "please ", "for more", "for details", "for further",
+                                         "check out", "more information", "more details", "find "})
+    if (t.starts_with(opening)) return true;
+  for (const std::string_view ending : {" here.", " for details.", " for more details.", " for more information."})
+    if (t.ends_with(ending)) return true;
+  return false;
+}
+
 bool speaks_of_the_page(std::string_view text) {
-  if (describes_the_page(text)) return true;
+  if (describes_the_page(text) || points_elsewhere(text)) return true;
   const std::string opening = lowered(text.substr(0, 16));
-  for (const std::string_view page : {"in this ", "see ", "here is", "here are", "refer ", "please ", "for more"})
+  for (const std::string_view page : {"in this ", "here is", "here are"})
     if (opening.starts_with(page)) return true;
   return trim(text).ends_with(':');
 }

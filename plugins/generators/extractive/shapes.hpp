@@ -16,6 +16,9 @@ bool names_command(std::string_view prose);
 /// A sentence that says what its page is about ("This page provides instructions on ...", "This
 /// guide walks you through ..."): it shares the words of the page's subject and states nothing.
 bool describes_the_page(std::string_view text);
+/// A sentence that sends the reader to another page ("See ...", "Please refer to ...", "More
+/// information can be found here.", "Check out ... for details."): it states nothing itself.
+bool points_elsewhere(std::string_view text);
 /// A sentence about the page or pointing elsewhere ("This page shows", "See ... for more"), or one
 /// that announces what follows: it says nothing of the subject itself.
 bool speaks_of_the_page(std::string_view text);
