@@ -548,6 +548,10 @@ TEST(ExtractiveGenerator, TellsWhatIsAsked) {
   EXPECT_EQ(question_kind("Where can I find the docs?"), Kind::other);
   EXPECT_EQ(question_kind("Why is the first request slow?"), Kind::why);
   EXPECT_EQ(question_kind("how start run OpenAI server"), Kind::how_to);  // a translated question
+  // A clause before the question word.
+  EXPECT_EQ(question_kind("In the Helm values file, what is pvcStorage for?"), Kind::what_is);
+  EXPECT_EQ(question_kind("When streaming with AsyncLLM, how do I get only the new tokens?"), Kind::how_to);
+  EXPECT_EQ(question_kind("On Intel Gaudi, what share of memory is reserved, and why?"), Kind::other);
 }
 
 TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {

@@ -193,6 +193,12 @@ QuestionKind question_kind(std::string_view question) {
   for (const auto* sentences : {&asking, &telling})
     for (const std::string_view sentence : *sentences)
       if (const QuestionKind kind = kind_of(sentence); kind != QuestionKind::other) return kind;
+  // A clause may come before the question word ("In the V1 engine, where are ...", "When I put the
+  // engine to sleep, which component ..."): the question starts after its comma.
+  for (const auto* sentences : {&asking, &telling})
+    for (const std::string_view sentence : *sentences)
+      if (const std::size_t comma = sentence.find(", "); comma != std::string_view::npos)
+        if (const QuestionKind kind = kind_of(sentence.substr(comma + 2)); kind != QuestionKind::other) return kind;
   return kind_of(question);
 }
 
