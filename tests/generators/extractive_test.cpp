@@ -369,6 +369,20 @@ TEST(ExtractiveGenerator, TheBestSentenceBringsTheNextSentencesOfItsParagraph) {
     EXPECT_EQ(answer(lede + " " + stop + " Its operator scales from zero."), lede + " [1]") << stop;
 }
 
+// A test calls what it tests rather than saying what it is: a test module's units weigh less than
+// the code they test, unless the question asks about tests.
+TEST(ExtractiveGenerator, ATestModuleWeighsLessUnlessTestsAreAskedAbout) {
+  const auto answer = [](const std::string& question) {
+    Evidence test = source(1, "python", "def test_stop_reason():\n    stop_reason = generate(stop_reason='.')\n");
+    test.section = "tests.v1.test_outputs.test_stop_reason";
+    Evidence code = source(2, "python", "class CompletionOutput:\n    \"\"\"stop_reason: the stop string that stopped it.\"\"\"\n");
+    code.section = "vllm.outputs.CompletionOutput";
+    return make("{max_units: 1, restate: false}")->generate(ask(question, {test, code}));
+  };
+  EXPECT_THAT(answer("What is stop_reason?"), HasSubstr("the stop string that stopped it"));
+  EXPECT_THAT(answer("How is stop_reason tested?"), HasSubstr("test_stop_reason"));
+}
+
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {
   const Evidence code = source(1, "python",
                                "class SSLCertRefresher:\n    \"\"\"A class that monitors SSL certificate files and reloads them "

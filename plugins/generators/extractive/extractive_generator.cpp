@@ -56,6 +56,8 @@ constexpr std::size_t kMaxDefaultsSaid = 2;
 // What a sentence that says what its page is about weighs: it shares the words of the page's
 // subject and states nothing of it.
 constexpr double kAboutThePageWeight = 0.5;
+// What a unit of a test module weighs (a question that says "test" aside).
+constexpr double kTestCodeWeight = 0.7;
 // What a unit holding a thing of the type the question asks for weighs (a number for "how many",
 // an UPPER_CASE name for "which environment variable").
 constexpr double kAnswerTypeWeight = 1.4;
@@ -241,9 +243,14 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   // A question that names no code asks about an idea ("What is tensor parallelism?"), which the
   // documentation explains and docstrings only use.
   const bool about_ideas = code_names(query).empty() && kind != QuestionKind::where && kind != QuestionKind::default_value;
+  // A test calls what it tests ("llm.generate(..., SamplingParams(stop='.'))" for what stop_reason
+  // is) rather than saying what it is or does: its units weigh less, unless tests are asked about.
+  const bool asks_tests = lowered(query).find("test") != std::string::npos;
   const auto rank_factor = [&](const Unit& u) {
-    const std::size_t rank = std::max<std::size_t>(request.evidence[u.evidence].rank, u.evidence + 1);
-    return 1.0 / (1.0 + kRankDecay * static_cast<double>(rank - 1));
+    const Evidence& e = request.evidence[u.evidence];
+    const std::size_t rank = std::max<std::size_t>(e.rank, u.evidence + 1);
+    const double test = !asks_tests && is_test_code(e) ? kTestCodeWeight : 1.0;
+    return test / (1.0 + kRankDecay * static_cast<double>(rank - 1));
   };
   // Commands are read in any text that is not code (a page, a README, a script); ideas are
   // explained by the documentation's pages alone (kDocsWeight below).

@@ -51,6 +51,18 @@ bool names_command(std::string_view prose) {
   return prose.find('`') != std::string_view::npos || prose.find(" --") != std::string_view::npos;
 }
 
+bool is_test_code(const Evidence& evidence) {
+  if (evidence.kind != "python") return false;
+  const std::string_view name = evidence.section;
+  for (std::size_t begin = 0; begin < name.size();) {
+    const std::size_t end = std::min(name.find('.', begin), name.size());
+    const std::string_view part = name.substr(begin, end - begin);
+    if (part == "tests" || part == "test" || part.starts_with("test_")) return true;
+    begin = end + 1;
+  }
+  return false;
+}
+
 bool describes_the_page(std::string_view text) {
   const std::string opening = lowered(text.substr(0, 16));
   for (const std::string_view page : {"this document", "this page", "this guide", "this section", "this tutorial",

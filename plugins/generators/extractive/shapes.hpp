@@ -13,6 +13,9 @@ namespace rag::extractive {
 
 /// A sentence that names the command, flag or option to use ("Set `enable_prefix_caching=True`").
 bool names_command(std::string_view prose);
+/// Python of a test module: its qualified name runs through a `tests` or `test` package or a
+/// `test_` module (tests.v1.test_outputs.test_stop_reason).
+bool is_test_code(const Evidence& evidence);
 /// A sentence that says what its page is about ("This page provides instructions on ...", "This
 /// guide walks you through ..."): it shares the words of the page's subject and states nothing.
 bool describes_the_page(std::string_view text);
