@@ -6,6 +6,7 @@
 
 #include "code_reading.hpp"
 #include "restatement.hpp"
+#include "shapes.hpp"
 #include "units.hpp"
 #include "rag/error.hpp"
 #include "rag/language.hpp"
@@ -369,6 +370,41 @@ TEST(ExtractiveGenerator, TheBestSentenceBringsTheNextSentencesOfItsParagraph) {
     EXPECT_EQ(answer(lede + " " + stop + " Its operator scales from zero."), lede + " [1]") << stop;
 }
 
+// The paragraph's next sentences: not after a best sentence quoted cut (the rest of it says more),
+// not past a sentence another source said already (the one after it no longer goes on from what is
+// quoted); a what-is answer that puts the best sentence first brings them along; a list item's
+// sentences stay on its line.
+TEST(ExtractiveGenerator, TheParagraphGoesOnOnlyFromWhatIsQuoted) {
+  const std::string lede = "llmaz is an easy-to-use platform that serves models with vLLM on Kubernetes.";
+  const auto answer = [](std::vector<Evidence> evidence, const std::string& options = "{restate: false}",
+                         const std::string& question = "What is llmaz and how does it relate to vLLM?") {
+    return make(options)->generate(ask(question, std::move(evidence)));
+  };
+  const std::string cut = answer({source(1, "markdown", lede + " Its operator scales from zero.")}, "{restate: false, max_chars: 60}");
+  EXPECT_THAT(cut, Not(HasSubstr("scales from zero"))) << cut;
+  EXPECT_EQ(answer({source(1, "markdown", "Its operator is written in Go."),
+                    source(2, "markdown", lede + " Its operator is written in Go. It caches weights.")}),
+            lede + " [2]");
+  EXPECT_EQ(answer({source(1, "markdown", "Deploying llmaz on a cluster takes one command.\n\n" + lede +
+                                              " Its operator scales from zero.")},
+                   "{restate: false}", "What is llmaz?"),
+            lede + " Its operator scales from zero. … Deploying llmaz on a cluster takes one command. [1]");
+  EXPECT_EQ(answer({source(1, "markdown", "- " + lede + " Its operator scales from zero.\n- Another item.")}),
+            "- " + lede + " Its operator scales from zero. [1]");
+}
+
+TEST(ExtractiveGenerator, ASentenceThatSendsTheReaderElsewhereStatesNothing) {
+  for (const std::string_view pointer : {"More information can be found here.", "See the deployment guide.",
+                                         "Please refer to the quick start.", "Check out the guide for details.",
+                                         "For more details, read the design document."})
+    EXPECT_TRUE(extractive::points_elsewhere(pointer)) << pointer;
+  for (const std::string_view statement : {"For more than 8 GPUs, use pipeline parallelism.",
+                                           "Set `VLLM_LOGGING_LEVEL=DEBUG` for more details.",
+                                           "Please note that the cache is disabled by default.",
+                                           "The weights are stored here.", "Find the cache size with `--kv-cache-size`."})
+    EXPECT_FALSE(extractive::points_elsewhere(statement)) << statement;
+}
+
 // A test calls what it tests rather than saying what it is: a test module's units weigh less than
 // the code they test, unless the question asks about tests.
 TEST(ExtractiveGenerator, ATestModuleWeighsLessUnlessTestsAreAskedAbout) {
@@ -565,7 +601,11 @@ TEST(ExtractiveGenerator, TellsWhatIsAsked) {
   // A clause before the question word.
   EXPECT_EQ(question_kind("In the Helm values file, what is pvcStorage for?"), Kind::what_is);
   EXPECT_EQ(question_kind("When streaming with AsyncLLM, how do I get only the new tokens?"), Kind::how_to);
-  EXPECT_EQ(question_kind("On Intel Gaudi, what share of memory is reserved, and why?"), Kind::other);
+  EXPECT_EQ(question_kind("For Llama 3, Mistral and Qwen, how do I enable tool calling?"), Kind::how_to);
+  EXPECT_EQ(question_kind("How it started: I upgraded vLLM. Now, why is the first request slow?"), Kind::why);
+  // "however" and "whereas" ask nothing.
+  EXPECT_EQ(question_kind("I followed the guide, however the server still fails. Any ideas?"), Kind::other);
+  EXPECT_EQ(question_kind("vLLM is fast, whereas the sampler function is slow. Is that expected?"), Kind::other);
 }
 
 TEST(ExtractiveGenerator, AWhatIsQuestionGetsTheDefiningSentence) {

@@ -21,7 +21,11 @@ QuestionKind kind_of(std::string_view question) {
   std::string q(question);
   for (char& c : q)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  const auto starts = [&](std::string_view prefix) { return q.rfind(prefix, 0) == 0; };
+  // A question word whole: "however" and "whereas" ask nothing.
+  const auto starts = [&](std::string_view prefix) {
+    return q.starts_with(prefix) &&
+           (prefix.ends_with(' ') || q.size() == prefix.size() || std::isalnum(static_cast<unsigned char>(q[prefix.size()])) == 0);
+  };
   const auto has_word = [&](std::string_view word) {
     for (std::size_t at = q.find(word); at != std::string::npos; at = q.find(word, at + 1)) {
       const bool before = at == 0 || std::isalnum(static_cast<unsigned char>(q[at - 1])) == 0;
@@ -190,15 +194,16 @@ QuestionKind question_kind(std::string_view question) {
     sentence = sentence.substr(first, sentence.find_last_not_of(" \t\r\n\f\v") + 1 - first);
     (sentence.ends_with('?') ? asking : telling).push_back(sentence);
   }
-  for (const auto* sentences : {&asking, &telling})
+  // A clause may come before the question word ("In the Helm values file, what is pvcStorage for?",
+  // "For Llama 3, Mistral and Qwen, how do I ..."): the question then starts after a comma. An
+  // asking sentence read so still comes before the telling ones.
+  for (const auto* sentences : {&asking, &telling}) {
     for (const std::string_view sentence : *sentences)
       if (const QuestionKind kind = kind_of(sentence); kind != QuestionKind::other) return kind;
-  // A clause may come before the question word ("In the V1 engine, where are ...", "When I put the
-  // engine to sleep, which component ..."): the question starts after its comma.
-  for (const auto* sentences : {&asking, &telling})
     for (const std::string_view sentence : *sentences)
-      if (const std::size_t comma = sentence.find(", "); comma != std::string_view::npos)
+      for (std::size_t comma = sentence.find(", "); comma != std::string_view::npos; comma = sentence.find(", ", comma + 2))
         if (const QuestionKind kind = kind_of(sentence.substr(comma + 2)); kind != QuestionKind::other) return kind;
+  }
   return kind_of(question);
 }
 

@@ -42,8 +42,10 @@ constexpr std::size_t kMaxFollowUnits = 4;
 constexpr std::size_t kMinAnnouncedCode = 150;
 // The list items or table rows a sentence announces may take this many code points past max_chars.
 constexpr std::size_t kAnnouncedItemsExtra = 400;
-// The sentences of the best one's paragraph that come after it.
+// How many sentences of the best one's paragraph come after it, and how many code points past
+// max_chars they may take.
 constexpr std::size_t kParagraphSentences = 2;
+constexpr std::size_t kParagraphExtra = 400;
 // Code up to this many code points reads inline, in backticks, after some prose.
 constexpr std::size_t kMaxInlineCode = 100;
 // A sentence longer than max_chars is quoted cut only when max_chars leaves this many code
@@ -150,7 +152,7 @@ ExtractiveGenerator::ExtractiveGenerator(Options& options) : analyzer_(AnalyzerC
 }
 
 std::string ExtractiveGenerator::describe() const {
-  return "extractive (at most " + std::to_string(max_units_) + " sentences or statements, " + std::to_string(max_chars_) +
+  return "extractive (" + std::to_string(max_units_) + " sentences or statements chosen, " + std::to_string(max_chars_) +
          " characters)";
 }
 
@@ -191,11 +193,17 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   std::set<std::string> seen;
   std::vector<std::string_view> title;  // each unit's source's title when the unit is its lede
   const auto add_units = [&](const Evidence& e, std::size_t index) {
-    for (Unit& u : split_units(e, index))
-      if (seen.insert(u.text).second) {
-        title.push_back(u.lede && e.kind == "markdown" ? page_title(e.section) : "");
-        units.push_back(std::move(u));
+    bool dropped = false;  // the unit before, said by another source already
+    for (Unit& u : split_units(e, index)) {
+      if (!seen.insert(u.text).second) {
+        dropped = true;
+        continue;
       }
+      u.continues = u.continues && !dropped;  // it goes on from a sentence left out
+      dropped = false;
+      title.push_back(u.lede && e.kind == "markdown" ? page_title(e.section) : "");
+      units.push_back(std::move(u));
+    }
   };
   for (std::size_t i = 0; i < request.evidence.size(); ++i) add_units(request.evidence[i], i);
   r.first_parent_unit = units.size();
@@ -437,6 +445,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   };
   double first = 0;
   std::size_t best_unit = units.size();  // the first taken, not what came with it (a field, a header)
+  bool best_cut = false;                  // quoted cut to max_chars: the rest of it says more than what follows
   for (std::size_t picks = 0; picks < max_units_; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
@@ -451,6 +460,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     if (chosen.empty()) {
       first = best_value, best_unit = best;
       if (units[best].chars > max_chars_) {
+        best_cut = true;
         units[best].text = shorten(units[best].text, max_chars_, false);
         units[best].chars = utf8::count_code_points(units[best].text);
       }
@@ -461,17 +471,20 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   // "It uses vLLM as the default model serving backend." after what llmaz is, "Instead, if no bias
   // is passed, the epilogue will use 0 as the bias." after why there is no such epilogue, "You can
   // enable the feature by specifying `--quantization="fp8"`" after what FP8 achieves. Its next
-  // sentences come, past max_chars as announced items do, up to one that speaks of the page,
-  // points elsewhere or announces what follows (which would come without it).
-  if (best_unit < units.size() && !units[best_unit].code)
-    for (std::size_t next = best_unit + 1; next <= best_unit + kParagraphSentences && next < units.size(); ++next) {
+  // sentences come, past max_chars by kParagraphExtra, up to one that speaks of the page or points
+  // elsewhere, or one that announces what follows (it would come without what it announces); not
+  // after a best sentence quoted cut, nor from a parent's units after a source's.
+  if (best_unit < units.size() && !units[best_unit].code && !best_cut) {
+    const std::size_t own_end = best_unit < reading.first_parent_unit ? reading.first_parent_unit : units.size();
+    for (std::size_t next = best_unit + 1; next <= best_unit + kParagraphSentences && next < own_end; ++next) {
       const Unit& sentence = units[next];
       if (!sentence.continues || sentence.evidence != units[best_unit].evidence || sentence.announces ||
-          speaks_of_the_page(sentence.text) || announces_code(sentence.text) ||
-          used + sentence.chars > max_chars_ + kAnnouncedItemsExtra)
+          speaks_of_the_page(sentence.text) || points_elsewhere(sentence.text) || announces_code(sentence.text) ||
+          used + sentence.chars > max_chars_ + kParagraphExtra)
         break;
       also_choose(next);
     }
+  }
   // A how-to answer names what to run or set: when the units chosen name no command, flag or code,
   // the best unit that does, if it covers enough of the question, takes the place of the weakest
   // of them that it needs.
@@ -564,8 +577,11 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
     const auto best = std::max_element(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
     if (kind == QuestionKind::what_is && best != list.begin() && !units[*best].code && !units[*best].item &&
         !units[*best].announces &&
-        !(*best > 0 && units[*best - 1].code && std::find(list.begin(), best, *best - 1) != best))
-      std::rotate(list.begin(), best, best + 1);
+        !(*best > 0 && units[*best - 1].code && std::find(list.begin(), best, *best - 1) != best)) {
+      auto end = best + 1;  // with the sentences that go on from it
+      while (end != list.end() && *end == *(end - 1) + 1 && units[*end].continues) ++end;
+      std::rotate(list.begin(), best, end);
+    }
     append_source(answer, request.evidence[s], units, list);
   }
   // An English question turned into what the quotes answer for ("To enable X:"), unless the
@@ -628,8 +644,10 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
     if (!u.code || inline_code) {
       // Text left out between two quotes of a source shows as an ellipsis: they are not one
       // statement. List items and table rows keep a line each.
+      // A sentence that goes on from the one before (of a list item too) stays on its line.
+      const bool next_to = list[i] == list[i - 1] + 1;
       if (!paragraph.empty())
-        paragraph += u.item || units[list[i - 1]].item ? "\n" : list[i] == list[i - 1] + 1 ? " " : " … ";
+        paragraph += next_to && u.continues ? " " : u.item || units[list[i - 1]].item ? "\n" : next_to ? " " : " … ";
       if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
       else paragraph += u.text;
       i = run;

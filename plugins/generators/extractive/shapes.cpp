@@ -72,19 +72,23 @@ bool describes_the_page(std::string_view text) {
 }
 
 bool points_elsewhere(std::string_view text) {
+  // "Set `VLLM_LOGGING_LEVEL=DEBUG` for more details." says what to do.
+  if (names_command(text)) return false;
   const std::string t = lowered(trim(text));
-  for (const std::string_view opening : {"see ", "refer ", "please ", "for more", "for details", "for further",
-                                         "check out", "more information", "more details", "find "})
+  for (const std::string_view opening : {"see ", "refer ", "please refer", "please see", "for more information",
+                                         "for more details", "for details", "for further information",
+                                         "for further details", "more information", "more details", "find more"})
     if (t.starts_with(opening)) return true;
-  for (const std::string_view ending : {" here.", " for details.", " for more details.", " for more information."})
+  for (const std::string_view ending : {" can be found here.", " found here.", " see here.", " for details.",
+                                        " for more details.", " for more information."})
     if (t.ends_with(ending)) return true;
   return false;
 }
 
 bool speaks_of_the_page(std::string_view text) {
-  if (describes_the_page(text) || points_elsewhere(text)) return true;
+  if (describes_the_page(text)) return true;
   const std::string opening = lowered(text.substr(0, 16));
-  for (const std::string_view page : {"in this ", "here is", "here are"})
+  for (const std::string_view page : {"in this ", "see ", "here is", "here are", "refer ", "please ", "for more"})
     if (opening.starts_with(page)) return true;
   return trim(text).ends_with(':');
 }

@@ -20,7 +20,8 @@ bool is_test_code(const Evidence& evidence);
 /// guide walks you through ..."): it shares the words of the page's subject and states nothing.
 bool describes_the_page(std::string_view text);
 /// A sentence that sends the reader to another page ("See ...", "Please refer to ...", "More
-/// information can be found here.", "Check out ... for details."): it states nothing itself.
+/// information can be found here.", "Check out the guide for details."), naming no command or
+/// flag: it states nothing itself.
 bool points_elsewhere(std::string_view text);
 /// A sentence about the page or pointing elsewhere ("This page shows", "See ... for more"), or one
 /// that announces what follows: it says nothing of the subject itself.
