@@ -243,9 +243,20 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   }
   // An address past httplib's limit is refused before any handler: said, counted, not timed.
   expect(c.Get("/api/search?q=" + std::string(9000, 'a')), 414, "shorten the query");
-  const std::string metrics = c.Get("/metrics")->body;
-  EXPECT_THAT(metrics, HasSubstr("rag_requests_total{route=\"other\",status=\"414\"} 1"));
+  // httplib counts and logs a request once its response is sent: the client may ask before.
+  const std::string counted = "rag_requests_total{route=\"other\",status=\"414\"} 1";
+  std::string metrics = c.Get("/metrics")->body;
+  for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       metrics.find(counted) == std::string::npos && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    metrics = c.Get("/metrics")->body;
+  }
+  EXPECT_THAT(metrics, HasSubstr(counted));
   EXPECT_THAT(metrics, Not(HasSubstr("rag_request_seconds_count{route=\"other\"}"))) << "timed from the clock's epoch";
+  const auto logged_414 = [&] { return server.log().find("\"status\":414") != std::string::npos; };
+  for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       !logged_414() && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_THAT(server.log(), ::testing::ContainsRegex("\"id\":\"[0-9]+\",\"method\":null,\"route\":\"other\",\"status\":414,\"ms\":null"));
   expect(c.Get("/api/search?q=port&pipeline=nope"), 404, "no pipeline named 'nope'");
   // Named as its `name:` says, or as commands name it (here the file given to --pipeline).
