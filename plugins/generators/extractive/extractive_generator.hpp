@@ -109,6 +109,10 @@ class ExtractiveGenerator final : public Generator {
   /// The terms of a source's section and path: where it is.
   std::vector<std::string> place_terms(const Evidence& e) const;
 
+  /// A source's rank counts, but a good sentence of the third source beats a poor one of the
+  /// first (1 / (1 + kRankDecay x (rank - 1))); so for the place a "where" answer names.
+  static constexpr double kRankDecay = 0.3;
+
   std::size_t max_chars_ = 300;
   std::size_t max_units_ = 3;
   bool citations_ = true;
