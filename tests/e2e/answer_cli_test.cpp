@@ -242,6 +242,16 @@ class SchedulerConfig:
   EXPECT_EQ(json::parse(rag("search 'Where is CACHE_ROOT defined?' --pipeline pipeline.yaml --k 1").out)
                 ["retrieved_chunks"][0]["file_path"],
             "repo/pkg/uses.py");
+  // A default question naming an environment variable by its words after VLLM_ (two words are
+  // enough; a unit at the end aside) is answered by its declaration, stated first.
+  dir_.write("repo/pkg/envs.py", "VLLM_RPC_TIMEOUT: int = 10000  # ms\nVLLM_API_KEY: str = \"\"\n");
+  dir_.write("repo/pkg/client.py", "def call(socket):\n    \"\"\"Waits for the RPC server's reply: the RPC timeout, then fails.\"\"\"\n"
+                                   "    return socket.poll(timeout=envs.VLLM_RPC_TIMEOUT)\n");
+  index();
+  const json variable = first_source("What is the default RPC timeout?");
+  ASSERT_FALSE(variable["sources"].empty());
+  EXPECT_EQ(variable["sources"][0]["file_path"], "repo/pkg/envs.py");
+  EXPECT_THAT(variable["answer"].get<std::string>(), HasSubstr("The default of `VLLM_RPC_TIMEOUT` is `10000`"));
   // A dotted name says in which module or class: json.dumps is not plist's dumps, though plist's
   // ranks first for the bare name; Codec.dumps is the class's method.
   dir_.write("repo/plist/__init__.py", "def dumps(value):\n    \"\"\"Dumps a value: dumps dumps dumps.\"\"\"\n    return value\n");

@@ -409,13 +409,33 @@ int spelling(const Spelt& part, const Spelt& word) {
   return 0;
 }
 
+// The words of an environment variable's name after its VLLM_ prefix, lowered, without a unit
+// at the end ("VLLM_ENGINE_ITERATION_TIMEOUT_S": engine, iteration, timeout); none for another name.
+std::vector<std::string> variable_words(std::string_view name) {
+  if (!name.starts_with("VLLM_") ||
+      !std::all_of(name.begin(), name.end(), [](char c) { return is_upper(c) || is_digit(c) || c == '_'; }))
+    return {};
+  std::vector<std::string> words;
+  for (std::size_t begin = 5; begin < name.size();) {
+    const std::size_t end = std::min(name.find('_', begin), name.size());
+    if (end > begin) words.push_back(utf8::lower(name.substr(begin, end - begin)));
+    begin = end + 1;
+  }
+  static const std::set<std::string, std::less<>> kUnits = {"s", "ms", "sec", "secs", "seconds", "kb", "mb", "gb", "gib"};
+  if (words.size() > 2 && kUnits.contains(words.back())) words.pop_back();
+  return words;
+}
+
 // "How do I set the maximum number of batched tokens?" describes max_num_batched_tokens in words.
 // Among the identifiers with '_' in the code of the index's best chunks for the question, the one
 // whose parts spell, in order, consecutive words of the question, one of them at least
 // abbreviated (three parts at least; the most parts, then the first found). A question that writes
 // a field's words as they are (enable prefix caching) finds the prose that uses them; one that
-// spells out an abbreviated name does not meet the name.
-std::optional<std::string> field_named_by_words(const Index& index, std::string_view question) {
+// spells out an abbreviated name does not meet the name. With `variables`, an environment
+// variable's words need no abbreviation, two being enough ("the default RPC timeout":
+// VLLM_RPC_TIMEOUT; its prefix says it is a setting): a default question asks its value, while
+// "the API key" of a how-to question is not asking for VLLM_API_KEY's declaration.
+std::optional<std::string> field_named_by_words(const Index& index, std::string_view question, bool variables) {
   const auto spelt = [](std::string text) {
     std::vector<std::string> terms = english().analyze(text);
     return Spelt{std::move(text), std::move(terms)};
@@ -430,19 +450,25 @@ std::optional<std::string> field_named_by_words(const Index& index, std::string_
     if (!is_code(chunk.kind)) continue;
     for (const std::string_view name : name_runs(chunk.text, false)) {
       if (name.find('_') == std::string_view::npos || !seen.insert(name).second) continue;
-      std::vector<std::string_view> pieces;
-      for (std::size_t begin = 0; begin <= name.size();) {
-        const std::size_t end = std::min(name.find('_', begin), name.size());
-        if (end > begin) pieces.push_back(name.substr(begin, end - begin));
-        begin = end + 1;
-      }
-      if (pieces.size() <= best_parts || pieces.size() > words.size() ||
-          std::any_of(pieces.begin(), pieces.end(), [](std::string_view p) {
-            return std::any_of(p.begin(), p.end(), [](char c) { return !is_lower(c) && !is_digit(c); });
-          }))
+      std::vector<std::string> pieces = variables ? variable_words(name) : std::vector<std::string>{};
+      const bool variable = pieces.size() >= 2;
+      if (!variable) {
+        pieces.clear();
+        for (std::size_t begin = 0; begin <= name.size();) {
+          const std::size_t end = std::min(name.find('_', begin), name.size());
+          if (end > begin) pieces.emplace_back(name.substr(begin, end - begin));
+          begin = end + 1;
+        }
+        if (pieces.size() <= best_parts || std::any_of(pieces.begin(), pieces.end(), [](const std::string& p) {
+              return std::any_of(p.begin(), p.end(), [](char c) { return !is_lower(c) && !is_digit(c); });
+            }))
+          continue;
+      } else if (best && pieces.size() <= best_parts) {
         continue;
+      }
+      if (pieces.size() > words.size()) continue;
       std::vector<Spelt> parts;
-      for (const std::string_view p : pieces) parts.push_back(spelt(std::string(p)));
+      for (std::string& p : pieces) parts.push_back(spelt(std::move(p)));
       for (std::size_t first = 0; first + parts.size() <= words.size(); ++first) {
         std::size_t i = 0;
         bool abbreviated = false;
@@ -451,7 +477,7 @@ std::optional<std::string> field_named_by_words(const Index& index, std::string_
           if (how == 0) break;
           abbreviated = abbreviated || how == 2;
         }
-        if (i == parts.size() && abbreviated) {
+        if (i == parts.size() && (abbreviated || variable)) {
           best = std::string(name);
           best_parts = parts.size();
           break;
@@ -639,7 +665,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
   const bool writes_field =
       std::any_of(asked.names.begin(), asked.names.end(), [](const std::string& n) { return !is_class_like(n); });
   if (kind != QuestionKind::where && !writes_field)
-    if (std::optional<std::string> named = field_named_by_words(index, question)) {
+    if (std::optional<std::string> named = field_named_by_words(index, question, kind == QuestionKind::default_value)) {
       query += " " + *named;
       fields.insert(fields.begin(), std::move(*named));
     }

@@ -153,8 +153,12 @@ std::vector<std::string> asked_names(std::string_view question) {
   // Also "the alpha and limit parameters".
   for (std::string& word : called_fields(question))
     if (std::find(names.begin(), names.end(), word) == names.end()) names.push_back(std::move(word));
+  // The question's first identifier with '_' rather than an acronym before it ("the default RPC
+  // timeout", to which the lookup added VLLM_RPC_TIMEOUT).
   const std::vector<std::string> code = code_names(question);
-  if (!code.empty() && std::find(names.begin(), names.end(), code.front()) == names.end()) names.push_back(code.front());
+  auto name = std::find_if(code.begin(), code.end(), [](const std::string& n) { return n.find('_') != std::string::npos; });
+  if (name == code.end()) name = code.begin();
+  if (name != code.end() && std::find(names.begin(), names.end(), *name) == names.end()) names.push_back(*name);
   return names;
 }
 
