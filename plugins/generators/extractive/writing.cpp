@@ -183,7 +183,7 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
       // Text left out between two quotes of a source shows as an ellipsis: they are not one
       // statement. List items and table rows keep a line each.
       // A sentence that goes on from the one before (of a list item too) stays on its line.
-      const bool next_to = list[i] == list[i - 1] + 1;
+      const bool next_to = i > 0 && list[i] == list[i - 1] + 1;
       if (!paragraph.empty())
         paragraph += next_to && u.continues ? " " : u.item || units[list[i - 1]].item ? "\n" : next_to ? " " : " … ";
       if (u.code) paragraph.append("`").append(trim(u.text)).append("`");
