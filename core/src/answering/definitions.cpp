@@ -409,18 +409,24 @@ int spelling(const Spelt& part, const Spelt& word) {
   return 0;
 }
 
+// The parts of an identifier between its '_' ("max_num_seqs": max, num, seqs).
+std::vector<std::string> underscore_parts(std::string_view name) {
+  std::vector<std::string> parts;
+  for (std::size_t begin = 0; begin < name.size();) {
+    const std::size_t end = std::min(name.find('_', begin), name.size());
+    if (end > begin) parts.emplace_back(name.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return parts;
+}
+
 // The words of an environment variable's name after its VLLM_ prefix, lowered, without a unit
 // at the end ("VLLM_ENGINE_ITERATION_TIMEOUT_S": engine, iteration, timeout); none for another name.
 std::vector<std::string> variable_words(std::string_view name) {
   if (!name.starts_with("VLLM_") ||
       !std::all_of(name.begin(), name.end(), [](char c) { return is_upper(c) || is_digit(c) || c == '_'; }))
     return {};
-  std::vector<std::string> words;
-  for (std::size_t begin = 5; begin < name.size();) {
-    const std::size_t end = std::min(name.find('_', begin), name.size());
-    if (end > begin) words.push_back(utf8::lower(name.substr(begin, end - begin)));
-    begin = end + 1;
-  }
+  std::vector<std::string> words = underscore_parts(utf8::lower(name.substr(5)));
   static const std::set<std::string, std::less<>> kUnits = {"s", "ms", "sec", "secs", "seconds", "kb", "mb", "gb", "gib"};
   if (words.size() > 2 && kUnits.contains(words.back())) words.pop_back();
   return words;
@@ -452,20 +458,12 @@ std::optional<std::string> field_named_by_words(const Index& index, std::string_
       if (name.find('_') == std::string_view::npos || !seen.insert(name).second) continue;
       std::vector<std::string> pieces = variables ? variable_words(name) : std::vector<std::string>{};
       const bool variable = pieces.size() >= 2;
-      if (!variable) {
-        pieces.clear();
-        for (std::size_t begin = 0; begin <= name.size();) {
-          const std::size_t end = std::min(name.find('_', begin), name.size());
-          if (end > begin) pieces.emplace_back(name.substr(begin, end - begin));
-          begin = end + 1;
-        }
-        if (pieces.size() <= best_parts || std::any_of(pieces.begin(), pieces.end(), [](const std::string& p) {
-              return std::any_of(p.begin(), p.end(), [](char c) { return !is_lower(c) && !is_digit(c); });
-            }))
-          continue;
-      } else if (best && pieces.size() <= best_parts) {
-        continue;
-      }
+      if (!variable) pieces = underscore_parts(name);
+      const bool lower_case = std::all_of(pieces.begin(), pieces.end(), [](const std::string& p) {
+        return std::all_of(p.begin(), p.end(), [](char c) { return is_lower(c) || is_digit(c); });
+      });
+      // A variable needs two words, a field three (best_parts starts at 2); either, more than the best found.
+      if (variable ? best && pieces.size() <= best_parts : pieces.size() <= best_parts || !lower_case) continue;
       if (pieces.size() > words.size()) continue;
       std::vector<Spelt> parts;
       for (std::string& p : pieces) parts.push_back(spelt(std::move(p)));

@@ -33,8 +33,8 @@ class ExtractiveGenerator final : public Generator {
   /// statements are passed over unless nothing else covers the question, and then cut at a word,
   /// or kept to whole lines), max_units (sentences or statements chosen, default 3, not counting
   /// what a unit brings along: what it announces, the field a docstring documents, the next
-  /// sentences of the best one's paragraph; those may go past max_chars), citations (cite each source's part as [n], default
-  /// true), restate (open the answer to an English question with the question turned into what
+  /// sentences of the best one's paragraph; those may go past max_chars), citations (cite each
+  /// source's part as [n], default true), restate (open the answer to an English question with the question turned into what
   /// the quotes answer for, "To enable prefix caching:", rag::extractive::restatement; default
   /// true).
   explicit ExtractiveGenerator(Options& options);

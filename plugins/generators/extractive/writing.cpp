@@ -40,15 +40,8 @@ bool says_all_of(const Analyzer& analyzer, std::string_view paragraph, std::stri
 // gives "generate"), or its file's name.
 std::string short_name(const Evidence& e) {
   if (e.section.empty()) return e.file_path.substr(e.file_path.rfind('/') + 1);
-  std::string_view name = e.section;
-  for (const std::string_view separator : {" > ", "::", "."}) {
-    const std::size_t cut = name.rfind(separator);
-    if (cut != std::string_view::npos && cut + separator.size() < name.size()) {
-      name.remove_prefix(cut + separator.size());
-      break;
-    }
-  }
-  return std::string(name);
+  const std::string_view name = last_part(e.section);
+  return std::string(name.empty() ? std::string_view(e.section) : name);
 }
 
 }  // namespace
