@@ -109,10 +109,17 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
         {"file_path": "f.md", "first_character_index": 0, "last_character_index": 10, "score": 2.5}]},
       {"question_id": "q2", "question_str": "two?", "retrieved_sources": []}], "k": 5})");
   const auto file = dir / "answers.json";
-  AnswerRecord cites_one{"Answer one [1].", true, {0.8, 0.9, 0.5}, {}, {1}, 1.5, {}};
+  Support supported;
+  supported.coverage = 0.8;
+  supported.score = 0.9;
+  supported.value = 0.5;
+  AnswerRecord cites_one{"Answer one [1].", true, supported, {}, {1}, 1.5, {}};
   cites_one.cited.emplace_back();
   cites_one.cited.back().span = {"f.md", 0, 10};
-  save_answers(file, document, {cites_one, {"The sources do not answer this question.", false, {}, {}, {}, 0.5, {}}});
+  Support unwritten;
+  unwritten.unwritten = "--n-gpu-layers";
+  const AnswerRecord declines{"The sources do not answer this question.", false, unwritten, {}, {}, 0.5, {}};
+  save_answers(file, document, {cites_one, declines});
   const auto saved = nlohmann::json::parse(testing::read_all(file));
   EXPECT_EQ(saved["k"], 5);
   EXPECT_EQ(saved["search_results"][0]["retrieved_sources"][0]["score"], 2.5);  // kept as it was
@@ -132,6 +139,8 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
   EXPECT_TRUE(answers[0].record.answered);
   EXPECT_FALSE(answers[1].record.answered);
   EXPECT_DOUBLE_EQ(saved["search_results"][0]["support"]["score"].get<double>(), 0.9);
+  EXPECT_FALSE(saved["search_results"][0]["support"].contains("unwritten"));
+  EXPECT_EQ(saved["search_results"][1]["support"]["unwritten"], "--n-gpu-layers");
 
   EXPECT_THROW(save_answers(dir / "bad.json", document, {}), Error);
   const auto no_answer = dir.write("plain.json", R"({"search_results": [{"question_id": "q1", "question_str": "one?",

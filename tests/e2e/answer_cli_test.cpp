@@ -115,6 +115,35 @@ TEST_F(AnswerCliTest, AQuestionTheSourcesDoNotAnswerIsDeclinedCitingNothing) {
   EXPECT_EQ(json::parse(rag("answer " + long_question + " --pipeline uncapped.yaml").out)["answered"], false);
 }
 
+TEST_F(AnswerCliTest, AnOptionOrVariableNoFileWritesIsDeclinedByName) {
+  dir_.write("repo/docs/offload.md",
+             "# Offloading\n\nOffload model layers to the GPU with `--gpu-memory-utilization`. Set VLLM_KEEP_ALIVE=1 to "
+             "keep the server alive after the engine dies. The `--max-model-len` flag caps the context.\n");
+  dir_.write("repo/pkg/limits.py", "def check(cpu_offload_gb):\n    \"\"\"Checks how many gigabytes the CPU offload takes.\"\"\"\n");
+  index();
+  // Users copy an option or a variable exactly: one no file writes is another program's, whatever
+  // words the sources share with the question.
+  for (const auto& [question, name] : std::vector<std::pair<std::string, std::string>>{
+           {"How many model layers does --n-gpu-layers offload to the GPU?", "--n-gpu-layers"},
+           {"How do I set OLLAMA_KEEP_ALIVE to keep the server alive?", "OLLAMA_KEEP_ALIVE"}}) {
+    const Outcome r = rag("answer '" + question + "' --pipeline pipeline.yaml");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json out = json::parse(r.out);
+    EXPECT_EQ(out["answered"], false) << question;
+    EXPECT_EQ(out["answer"], "The sources do not answer this question. No indexed file mentions `" + name + "`.");
+    for (const auto& source : out["sources"]) EXPECT_EQ(source["cited"], false) << question;
+  }
+  // Written anywhere, in any case, or as the field an option sets, they are the corpus's own.
+  for (const char* question : {"How do I set VLLM_KEEP_ALIVE to keep the server alive?",
+                               "How do I set vllm_keep_alive to keep the server alive?",
+                               "What does --max-model-len cap?", "How much does --cpu-offload-gb offload to the CPU?"})
+    EXPECT_EQ(json::parse(rag(std::string("answer '") + question + "' --pipeline pipeline.yaml").out)["answered"], true)
+        << question;
+  // Declined in the question's language.
+  const json fr = json::parse(rag("answer 'Comment régler OLLAMA_KEEP_ALIVE ?' --pipeline pipeline.yaml").out);
+  EXPECT_EQ(fr["answer"], "Les sources ne répondent pas à cette question. Aucun fichier indexé ne mentionne `OLLAMA_KEEP_ALIVE`.");
+}
+
 TEST_F(AnswerCliTest, EvaluateAnswersAgainstFacts) {
   dir_.write("facts.json", R"({"rag_questions": [
     {"question_id": "awq", "question": "Which flag loads AWQ quantized checkpoints?", "kind": "options", "language": "en",

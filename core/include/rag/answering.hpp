@@ -45,8 +45,9 @@ struct AnsweredQuestion {
 /// The answer to `request`: declined when the support of its sources (measured by `meter` with
 /// config.score_knee) is under config.min_support, without asking the generator (unless the question is in another language
 /// and was not translated: its words cannot be measured against English sources), or when the
-/// generator's answer is empty;
-/// else the generator's answer. With request.on_text set, a declining answer is handed to it too.
+/// generator's answer is empty; declined whatever else when the question names an option or
+/// environment variable no file writes (Support::unwritten), saying so; else the generator's
+/// answer. With request.on_text set, a declining answer is handed to it too.
 /// `defined`: the first sources are the definitions the question asks about (rag/definitions.hpp),
 /// found by name, which answers the question whatever its words' support (a translated question's
 /// words are loose).

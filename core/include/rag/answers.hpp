@@ -41,7 +41,8 @@ struct AnsweredResult {
 };
 
 /// Writes `document` (a results file as JSON) with records[i] added to its i-th search result
-/// as `answer`, `answered`, `support` ({value, coverage, score}), `cited_sources` (each with the
+/// as `answer`, `answered`, `support` ({value, coverage, score, weight, covered, scored}, and
+/// `unwritten` when set), `cited_sources` (each with the
 /// `number` the answer cites it by) and `generation_ms`, atomically. Throws rag::Error when the
 /// counts differ or the file cannot be written.
 void save_answers(const std::filesystem::path& file, nlohmann::ordered_json document,

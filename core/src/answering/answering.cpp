@@ -21,10 +21,16 @@ WrittenAnswer write_answer(const GenerationRequest& request, Generator& generato
   // Support is measured in English words: a question left in another language (no dictionary
   // for it) is the generator's to judge.
   const bool measurable = request.language == "en" || request.query != request.question;
-  if (out.support.value >= config.min_support || !measurable || defined) out.text = generator.generate(request);
+  // A name no file writes is not the name of anything a source defines.
+  const bool unwritten = !out.support.unwritten.empty();
+  if (!unwritten && (out.support.value >= config.min_support || !measurable || defined))
+    out.text = generator.generate(request);
   if (out.text.find_first_not_of(" \t\r\n") == std::string::npos) {
     out.answered = false;
     out.text = std::string(no_answer_text(request.language));
+    if (unwritten)
+      out.text.append(" ").append(
+          render_template(unwritten_name_phrase(request.language), {{"name", "`" + out.support.unwritten + "`"}}));
     if (request.on_text) request.on_text(out.text);
   }
   return out;

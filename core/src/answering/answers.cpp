@@ -27,6 +27,7 @@ void save_answers(const std::filesystem::path& file, json document, const std::v
     const Support& support = records[i].support;
     results[i]["support"] = {{"value", support.value},     {"coverage", support.coverage}, {"score", support.score},
                              {"weight", support.weight},   {"covered", support.covered},   {"scored", support.scored}};
+    if (!support.unwritten.empty()) results[i]["support"]["unwritten"] = support.unwritten;
     results[i]["cited_sources"] = std::move(cited);
     results[i]["generation_ms"] = records[i].generation_ms;
     if (!records[i].error.empty()) results[i]["error"] = records[i].error;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rag/definitions.hpp"
 #include "rag/glob.hpp"
 #include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"
@@ -67,6 +68,44 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
     }
   }
   return out;
+}
+
+// The command-line options of several words and the environment variables `question` names, as
+// it writes them ("--n-gpu-layers", "OLLAMA_KEEP_ALIVE"), in order.
+std::vector<std::string> copied_names(std::string_view question) {
+  std::vector<std::string> out;
+  for (const std::string& name : code_names(question)) {
+    std::string option = "--";
+    option += name;
+    std::replace(option.begin(), option.end(), '_', '-');
+    const bool capitals = std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    if (question.find(option) != std::string_view::npos) {
+      out.push_back(std::move(option));
+    } else if (capitals && name.find('_') != std::string::npos) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+// Whether a chunk of `index` writes `name` (as copied_names gives it), in any case; an option also
+// as the field it sets (--max-model-len, max_model_len). The chunks that hold its whole form rank
+// first for it, its rarest term.
+bool written_in(const Index& index, std::string_view name) {
+  constexpr std::size_t kLooked = 10;
+  std::vector<std::string> spellings = {utf8::lower(name.substr(name.starts_with("--") ? 2 : 0))};
+  if (name.starts_with("--")) {
+    spellings.push_back(spellings.front());
+    std::replace(spellings.back().begin(), spellings.back().end(), '-', '_');
+  }
+  std::string query;
+  for (const std::string& s : spellings) query.append(s).append(" ");
+  for (const Hit& hit : index.search(query, kLooked)) {
+    const std::string text = utf8::lower(index.chunk(hit.chunk).text);
+    for (const std::string& s : spellings)
+      if (text.find(s) != std::string::npos) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -145,6 +184,12 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
     support.covered = std::max(support.covered, covered);
   }
   support.coverage = std::min(1.0, support.covered / counted);
+  for (const std::string& name : copied_names(question)) {
+    if (!written_in(index_, name)) {
+      support.unwritten = name;
+      return support;
+    }
+  }
   // A question that asks a price is answered by an amount of money, which no source states: the
   // words it shares with them (the product, the hardware) are about something else.
   if (answer_types(question).money &&

@@ -179,6 +179,16 @@ std::string_view no_answer_text(std::string_view code) {
   return phrase(phrases, code);
 }
 
+std::string_view unwritten_name_phrase(std::string_view code) {
+  static constexpr Phrases phrases = {{{"en", "No indexed file mentions {name}."},
+                                       {"fr", "Aucun fichier indexé ne mentionne {name}."},
+                                       {"es", "Ningún archivo indexado menciona {name}."},
+                                       {"de", "Keine indizierte Datei erwähnt {name}."},
+                                       {"ru", "Ни один проиндексированный файл не упоминает {name}."},
+                                       {"zh", "没有任何已索引的文件提到 {name}。"}}};
+  return phrase(phrases, code);
+}
+
 std::string_view default_is_phrase(std::string_view code) {
   static constexpr Phrases phrases = {{{"en", "The default of {name} is {value}."},
                                        {"fr", "La valeur par défaut de {name} est {value}."},
