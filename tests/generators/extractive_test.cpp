@@ -417,6 +417,9 @@ TEST(ExtractiveGenerator, ATestModuleWeighsLessUnlessTestsAreAskedAbout) {
   };
   EXPECT_THAT(answer("What is stop_reason?"), HasSubstr("the stop string that stopped it"));
   EXPECT_THAT(answer("How is stop_reason tested?"), HasSubstr("test_stop_reason"));
+  EXPECT_THAT(answer("Which tests cover stop_reason?"), HasSubstr("test_stop_reason"));
+  // "latest" or "fastest" holds the letters, not the word.
+  EXPECT_THAT(answer("What is stop_reason in the latest release?"), HasSubstr("the stop string that stopped it"));
 }
 
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {

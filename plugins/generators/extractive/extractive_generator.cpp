@@ -217,8 +217,11 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   // documentation explains and docstrings only use.
   const bool about_ideas = code_names(query).empty() && kind != QuestionKind::where && kind != QuestionKind::default_value;
   // A test calls what it tests ("llm.generate(..., SamplingParams(stop='.'))" for what stop_reason
-  // is) rather than saying what it is or does: its units weigh less, unless tests are asked about.
-  const bool asks_tests = lowered(query).find("test") != std::string::npos;
+  // is) rather than saying what it is or does: its units weigh less, unless tests are asked about
+  // (a word whose term is "test": test, tests, testing, test_x; or pytest), not "latest".
+  const bool asks_tests = std::any_of(words.begin(), words.end(), [](const QuestionWord& w) {
+    return std::any_of(w.parts.begin(), w.parts.end(), [](const std::string& p) { return p == "test" || p == "pytest"; });
+  });
   const auto rank_factor = [&](const Unit& u) {
     const Evidence& e = request.evidence[u.evidence];
     const std::size_t rank = std::max<std::size_t>(e.rank, u.evidence + 1);
