@@ -76,11 +76,11 @@ TEST_F(VllmRecall, ValidationSetAtLeast089) { EXPECT_GE(recall_at_5("Dataset_202
 
 // The everyday questions of tests/answers/everyday_facts.json (docs and code, in five languages,
 // some the corpus cannot answer), answered offline: the share a user accepts stays over its
-// floor, a little under what the default measures (README, Answers).
+// floor, a little under what the default measures (README, "How good the answers are, and how fast").
 TEST_F(VllmRecall, EverydayQuestionsAnsweredAcceptably) {
   // The set the answers were improved on, the one written before that, and long questions as
   // users write them, a sentence of context first, which declining must not refuse for their
-  // context, nor read their kind from the context (README, "Answers"; 13 of 48 before the
+  // context, nor read their kind from the context (docs/answers.md; 13 of 48 before the
   // support's weight cap, 18 with it, 21 with the kind read from the sentence that asks).
   const struct {
     const char* file;
