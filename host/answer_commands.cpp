@@ -262,9 +262,9 @@ int answer_dataset(const cli::Invocation& inv) {
         std::vector<SourceSpan> spans;
         for (const auto& s : result.sources) spans.push_back(s.span);
         try {
+          // Without scores: a results file's may come from another retriever, on another scale
+          // (load_results does not read them), so support is the sources' coverage alone.
           request = assembler.assemble(result.question, spans);
-          for (Evidence& e : request.evidence)  // the scores the results file gives, for the support
-            if (e.rank >= 1 && e.rank <= result.sources.size()) e.score = result.sources[e.rank - 1].score;
         } catch (const Error& e) {
           throw Error(input.string() + ": search result " + std::to_string(i + 1) + " (" + result.question_id + "): " +
                       e.what());

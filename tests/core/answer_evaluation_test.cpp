@@ -117,7 +117,7 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
   cites_one.cited.emplace_back();
   cites_one.cited.back().span = {"f.md", 0, 10};
   Support unwritten;
-  unwritten.unwritten = "--n-gpu-layers";
+  unwritten.unwritten = {"--n-gpu-layers", "--ctx-size"};
   const AnswerRecord declines{"The sources do not answer this question.", false, unwritten, {}, {}, 0.5, {}};
   save_answers(file, document, {cites_one, declines});
   const auto saved = nlohmann::json::parse(testing::read_all(file));
@@ -140,7 +140,7 @@ TEST(AnswersFile, SavedAnswersReadBackAndStayAResultsFile) {
   EXPECT_FALSE(answers[1].record.answered);
   EXPECT_DOUBLE_EQ(saved["search_results"][0]["support"]["score"].get<double>(), 0.9);
   EXPECT_FALSE(saved["search_results"][0]["support"].contains("unwritten"));
-  EXPECT_EQ(saved["search_results"][1]["support"]["unwritten"], "--n-gpu-layers");
+  EXPECT_EQ(saved["search_results"][1]["support"]["unwritten"], nlohmann::json({"--n-gpu-layers", "--ctx-size"}));
 
   EXPECT_THROW(save_answers(dir / "bad.json", document, {}), Error);
   const auto no_answer = dir.write("plain.json", R"({"search_results": [{"question_id": "q1", "question_str": "one?",

@@ -13,6 +13,7 @@ namespace rag {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using json = nlohmann::json;
 
 using testing::Outcome;
@@ -119,29 +120,55 @@ TEST_F(AnswerCliTest, AnOptionOrVariableNoFileWritesIsDeclinedByName) {
   dir_.write("repo/docs/offload.md",
              "# Offloading\n\nOffload model layers to the GPU with `--gpu-memory-utilization`. Set VLLM_KEEP_ALIVE=1 to "
              "keep the server alive after the engine dies. The `--max-model-len` flag caps the context.\n");
-  dir_.write("repo/pkg/limits.py", "def check(cpu_offload_gb):\n    \"\"\"Checks how many gigabytes the CPU offload takes.\"\"\"\n");
+  dir_.write("repo/pkg/limits.py",
+             "def check(cpu_offload_gb):\n    \"\"\"Checks how many gigabytes the CPU offload takes.\"\"\"\n\n\n"
+             "class Offload:\n    enable_offload: bool = True\n    \"\"\"Whether layers offload to the CPU.\"\"\"\n\n\n"
+             "def run_on_gpu(layers):\n    \"\"\"Runs the layers on the GPU.\"\"\"\n");
   index();
-  // Users copy an option or a variable exactly: one no file writes is another program's, whatever
-  // words the sources share with the question.
-  for (const auto& [question, name] : std::vector<std::pair<std::string, std::string>>{
-           {"How many model layers does --n-gpu-layers offload to the GPU?", "--n-gpu-layers"},
-           {"How do I set OLLAMA_KEEP_ALIVE to keep the server alive?", "OLLAMA_KEEP_ALIVE"}}) {
+  const auto ask = [&](const std::string& question) {
     const Outcome r = rag("answer '" + question + "' --pipeline pipeline.yaml");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const json out = json::parse(r.out);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return json::parse(r.out);
+  };
+  // Users copy an option or a variable exactly: one no file writes is another program's, whatever
+  // words the sources share with the question. A name inside a longer one is not written
+  // (on_gpu in run_on_gpu); a translated question's names are read as written.
+  for (const auto& [question, said] : std::vector<std::pair<std::string, std::string>>{
+           {"How many model layers does --n-gpu-layers offload to the GPU?",
+            "The sources do not answer this question. No indexed file mentions `--n-gpu-layers`."},
+           {"How do I set OLLAMA_KEEP_ALIVE to keep the server alive?",
+            "The sources do not answer this question. No indexed file mentions `OLLAMA_KEEP_ALIVE`."},
+           {"How do I set OLLAMA_KEEP_ALIVE and OLLAMA_HOST to keep the server alive?",
+            "The sources do not answer this question. No indexed file mentions `OLLAMA_KEEP_ALIVE`, `OLLAMA_HOST`."},
+           {"Which layers does --on-gpu run on the GPU?",
+            "The sources do not answer this question. No indexed file mentions `--on-gpu`."},
+           {"Comment définir la variable OLLAMA_KEEP_ALIVE ?",
+            "Les sources ne répondent pas à cette question. Aucun fichier indexé ne mentionne `OLLAMA_KEEP_ALIVE`."}}) {
+    const json out = ask(question);
     EXPECT_EQ(out["answered"], false) << question;
-    EXPECT_EQ(out["answer"], "The sources do not answer this question. No indexed file mentions `" + name + "`.");
+    EXPECT_EQ(out["answer"], said);
     for (const auto& source : out["sources"]) EXPECT_EQ(source["cited"], false) << question;
   }
-  // Written anywhere, in any case, or as the field an option sets, they are the corpus's own.
+  // Translation reads an option as a word ("n-gpu-layers"): its name is read as the user wrote it.
+  dir_.write("translated.yaml", std::string(testing::kFixturePipeline) + "translation: {dictionaries: " + RAG_TEST_FIXTURES +
+                                    "/dictd, languages: {fr: [tiny-fra-eng]}}\n");
+  const Outcome fr = rag("answer 'Combien de couches --n-gpu-layers décharge-t-il sur le GPU ?' --pipeline translated.yaml");
+  ASSERT_EQ(fr.status, 0) << fr.err;
+  EXPECT_NE(json::parse(fr.out)["retrieval_query"].get<std::string>().find("n-gpu-layers"), std::string::npos);
+  EXPECT_EQ(json::parse(fr.out)["answer"],
+            "Les sources ne répondent pas à cette question. Aucun fichier indexé ne mentionne `--n-gpu-layers`.");
+  // Written anywhere, in any case, as the field an option sets, or as the flag a --no- option
+  // negates, they are the corpus's own.
   for (const char* question : {"How do I set VLLM_KEEP_ALIVE to keep the server alive?",
-                               "How do I set vllm_keep_alive to keep the server alive?",
-                               "What does --max-model-len cap?", "How much does --cpu-offload-gb offload to the CPU?"})
-    EXPECT_EQ(json::parse(rag(std::string("answer '") + question + "' --pipeline pipeline.yaml").out)["answered"], true)
-        << question;
-  // Declined in the question's language.
-  const json fr = json::parse(rag("answer 'Comment régler OLLAMA_KEEP_ALIVE ?' --pipeline pipeline.yaml").out);
-  EXPECT_EQ(fr["answer"], "Les sources ne répondent pas à cette question. Aucun fichier indexé ne mentionne `OLLAMA_KEEP_ALIVE`.");
+                               "How do I set vllm_keep_alive to keep the server alive?", "What does --max-model-len cap?",
+                               "How much does --cpu-offload-gb offload to the CPU?", "What does --no-enable-offload do?"})
+    EXPECT_EQ(ask(question)["answered"], true) << question;
+  // A capitalised name reported rather than set is a message; a question that compares another
+  // program's option with one the corpus writes, or asks for its equivalent, is the corpus's too.
+  for (const char* question : {"I get CUDA_ERROR_OUT_OF_MEMORY when I offload model layers to the GPU. What now?",
+                               "Does --cpu-offload-gb offload layers like --n-gpu-layers does?",
+                               "What is the equivalent of --n-gpu-layers for offloading model layers to the GPU?"})
+    EXPECT_THAT(ask(question)["answer"].get<std::string>(), Not(HasSubstr("No indexed file mentions"))) << question;
 }
 
 TEST_F(AnswerCliTest, EvaluateAnswersAgainstFacts) {

@@ -66,7 +66,9 @@ struct ResultsFile {
 inline constexpr std::size_t kMaxResultsK = 10;
 inline constexpr std::size_t kMaxSourceChars = 2000;
 
-/// Reads a search_dataset output. Throws rag::Error on anything the grader would reject. With
+/// Reads a search_dataset output; its sources' scores, file types and sections are left unread
+/// (0 and empty): they are another retriever's, when read at all, on its own scale. Throws
+/// rag::Error on anything the grader would reject. With
 /// `document`, also its whole JSON, for the fields the grader leaves to others (answers): the file
 /// is read once, as a pipe can be.
 ResultsFile load_results(const std::filesystem::path& file, nlohmann::ordered_json* document = nullptr);

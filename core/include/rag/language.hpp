@@ -20,7 +20,7 @@ std::string_view language_name(std::string_view code);
 /// detect_language() does not return): what an answer that declines says.
 std::string_view no_answer_text(std::string_view code);
 
-/// "No indexed file mentions {name}." in the language of `code` (English for a code
+/// "No indexed file mentions {name}." ({name}: one or more names) in the language of `code` (English for a code
 /// detect_language() does not return), a template for render_template (rag/context.hpp): what a
 /// declining answer adds when the question names an option or variable no file writes
 /// (Support::unwritten).

@@ -30,11 +30,12 @@ struct Support {
   double weight = 0;
   double covered = 0;
   double scored = 0;
-  /// A command-line option or environment variable the question names (`--n-gpu-layers`,
-  /// `OLLAMA_KEEP_ALIVE`) that no file of the index writes, in either spelling of an option:
-  /// users copy such names exactly, so the question is about another program's, whatever words
-  /// the sources share with it. Support is then 0 and the answer declines, saying so.
-  std::string unwritten;
+  /// The command-line options and environment variables the question names (`--n-gpu-layers`,
+  /// `OLLAMA_KEEP_ALIVE`) when no file of the index writes any of them (in any case; an option
+  /// also as the field it sets): users copy such names exactly, so the question is about another
+  /// program's, whatever words the sources share with it. Support is then 0 and the answer
+  /// declines, saying so. Empty otherwise.
+  std::vector<std::string> unwritten;
 };
 
 /// Measures support against the corpus of `index` (which gives the words' rarity: how many of

@@ -28,9 +28,12 @@ WrittenAnswer write_answer(const GenerationRequest& request, Generator& generato
   if (out.text.find_first_not_of(" \t\r\n") == std::string::npos) {
     out.answered = false;
     out.text = std::string(no_answer_text(request.language));
-    if (unwritten)
-      out.text.append(" ").append(
-          render_template(unwritten_name_phrase(request.language), {{"name", "`" + out.support.unwritten + "`"}}));
+    if (unwritten) {
+      std::string names;
+      for (const std::string& name : out.support.unwritten) names.append(names.empty() ? "`" : ", `").append(name).append("`");
+      out.text.append(request.language == "zh" ? "" : " ")
+          .append(render_template(unwritten_name_phrase(request.language), {{"name", names}}));
+    }
     if (request.on_text) request.on_text(out.text);
   }
   return out;

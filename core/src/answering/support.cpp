@@ -1,7 +1,9 @@
 #include "rag/support.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <set>
 
 #include "rag/definitions.hpp"
 #include "rag/glob.hpp"
@@ -70,42 +72,86 @@ std::string without_literals(std::string_view code, bool docstrings, std::string
   return out;
 }
 
+// Whether `text` (lower case) holds `name` (lower case) as a whole identifier, not inside a longer
+// one (n-gpu in tune_on_gpu, context-length in neuron_context_length_buckets). A '-' joins two
+// identifiers' characters only, so "--n-gpu-layers" holds n-gpu-layers.
+bool holds_identifier(std::string_view text, std::string_view name) {
+  const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    const bool joined_before = at > 0 && (part(text[at - 1]) || (text[at - 1] == '-' && at > 1 && part(text[at - 2])));
+    const bool joined_after =
+        end < text.size() && (part(text[end]) || (text[end] == '-' && end + 1 < text.size() && part(text[end + 1])));
+    if (!joined_before && !joined_after) return true;
+  }
+  return false;
+}
+
 // The command-line options of several words and the environment variables `question` names, as
-// it writes them ("--n-gpu-layers", "OLLAMA_KEEP_ALIVE"), in order.
-std::vector<std::string> copied_names(std::string_view question) {
+// it writes them ("--n-gpu-layers", "OLLAMA_KEEP_ALIVE"), in order, four at most. A name in
+// capitals with '_' is a variable in a question about setting something ("how do I change that
+// with OLLAMA_KEEP_ALIVE"); in "I get CUDA_ERROR_OUT_OF_MEMORY" it is a message. A question that
+// asks for vLLM's equivalent of another program's option names it to compare, and gets none. Those
+// words are read in `question` and in `english`, its English reading.
+std::vector<std::string> copied_names(std::string_view question, std::string_view english) {
+  constexpr std::size_t kMostNames = 4;
+  static const std::set<std::string, std::less<>> kSetting = {
+      "set",      "sets",      "setting", "change", "changing", "adjust",    "export", "env",
+      "environment", "variable", "variables", "var", "vars",  "unset",     "configure", "value"};
+  static const std::set<std::string, std::less<>> kComparing = {
+      "equivalent", "equivalents", "counterpart", "instead", "analogue", "analog", "alternative", "replacement"};
+  const std::string lower = utf8::lower(question);
+  const std::string both = lower + " " + utf8::lower(english);
+  bool setting = false;
+  for (std::size_t begin = 0; begin < both.size();) {
+    std::size_t end = begin;
+    while (end < both.size() && std::isalpha(static_cast<unsigned char>(both[end])) != 0) ++end;
+    const std::string_view word = std::string_view(both).substr(begin, end - begin);
+    if (kComparing.contains(word)) return {};
+    setting = setting || kSetting.contains(word);
+    begin = end + 1;
+  }
   std::vector<std::string> out;
   for (const std::string& name : code_names(question)) {
     std::string option = "--";
     option += name;
     std::replace(option.begin(), option.end(), '_', '-');
-    const bool capitals = std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-    if (question.find(option) != std::string_view::npos) {
+    const bool lower_case_free = std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    if (holds_identifier(lower, utf8::lower(option))) {
       out.push_back(std::move(option));
-    } else if (capitals && name.find('_') != std::string::npos) {
+    } else if (setting && lower_case_free && name.find('_') != std::string::npos) {
       out.push_back(name);
     }
+    if (out.size() == kMostNames) break;
   }
   return out;
 }
 
-// Whether a chunk of `index` writes `name` (as copied_names gives it), in any case; an option also
-// as the field it sets (--max-model-len, max_model_len). The chunks that hold its whole form rank
-// first for it, its rarest term.
-bool written_in(const Index& index, std::string_view name) {
-  constexpr std::size_t kLooked = 10;
-  std::vector<std::string> spellings = {utf8::lower(name.substr(name.starts_with("--") ? 2 : 0))};
-  if (name.starts_with("--")) {
-    spellings.push_back(spellings.front());
-    std::replace(spellings.back().begin(), spellings.back().end(), '-', '_');
-  }
+// Whether `name` (as copied_names gives it) is written, in any case, in one of `evidence` or in a
+// chunk of `index` among those that rank best for it; an option also as the field it sets
+// (--max-model-len, max_model_len) and, for a --no-x option, as x (argparse adds the --no- form of a
+// boolean flag itself).
+bool written_in(const Index& index, const std::vector<Evidence>& evidence, std::string_view name) {
+  constexpr std::size_t kLooked = 50;
+  const bool option = name.starts_with("--");
+  std::vector<std::string> spellings = {utf8::lower(name.substr(option ? 2 : 0))};
+  if (option && spellings.front().starts_with("no-")) spellings.push_back(spellings.front().substr(3));
+  if (option)
+    for (std::size_t i = 0, n = spellings.size(); i < n; ++i) {
+      spellings.push_back(spellings[i]);
+      std::replace(spellings.back().begin(), spellings.back().end(), '-', '_');
+    }
+  const auto holds = [&](std::string_view text) {
+    const std::string lower = utf8::lower(text);
+    return std::any_of(spellings.begin(), spellings.end(), [&](const std::string& s) { return holds_identifier(lower, s); });
+  };
+  if (std::any_of(evidence.begin(), evidence.end(), [&](const Evidence& e) { return holds(e.text); })) return true;
   std::string query;
   for (const std::string& s : spellings) query.append(s).append(" ");
-  for (const Hit& hit : index.search(query, kLooked)) {
-    const std::string text = utf8::lower(index.chunk(hit.chunk).text);
-    for (const std::string& s : spellings)
-      if (text.find(s) != std::string::npos) return true;
-  }
-  return false;
+  // The retriever's warnings (a shard left out) are the question's search's to give.
+  std::vector<std::string> unsaid;
+  const std::vector<Hit> hits = index.search(query, kLooked, &unsaid);
+  return std::any_of(hits.begin(), hits.end(), [&](const Hit& hit) { return holds(index.chunk(hit.chunk).text); });
 }
 
 }  // namespace
@@ -184,11 +230,13 @@ Support SupportMeter::measure(const GenerationRequest& request, double score_kne
     support.covered = std::max(support.covered, covered);
   }
   support.coverage = std::min(1.0, support.covered / counted);
-  for (const std::string& name : copied_names(question)) {
-    if (!written_in(index_, name)) {
-      support.unwritten = name;
-      return support;
-    }
+  // Names are read as the user wrote them: a translation keeps their words but not their "--".
+  const std::vector<std::string> names = copied_names(request.question, question);
+  if (!names.empty() && std::none_of(names.begin(), names.end(), [&](const std::string& name) {
+        return written_in(index_, request.evidence, name);
+      })) {
+    support.unwritten = names;
+    return support;
   }
   // A question that asks a price is answered by an amount of money, which no source states: the
   // words it shares with them (the product, the hardware) are about something else.

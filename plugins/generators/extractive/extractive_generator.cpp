@@ -218,9 +218,14 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   const bool about_ideas = code_names(query).empty() && kind != QuestionKind::where && kind != QuestionKind::default_value;
   // A test calls what it tests ("llm.generate(..., SamplingParams(stop='.'))" for what stop_reason
   // is) rather than saying what it is or does: its units weigh less, unless tests are asked about
-  // (a word whose term is "test": test, tests, testing, test_x; or pytest), not "latest".
+  // (a word, in any of its readings, whose term is "test": test, tests, testing, test_x; or
+  // pytest, unittest, conftest), not "latest".
   const bool asks_tests = std::any_of(words.begin(), words.end(), [](const QuestionWord& w) {
-    return std::any_of(w.parts.begin(), w.parts.end(), [](const std::string& p) { return p == "test" || p == "pytest"; });
+    const std::vector<const QuestionWord*> readings = w.readings();
+    return std::any_of(readings.begin(), readings.end(), [](const QuestionWord* reading) {
+      return std::any_of(reading->parts.begin(), reading->parts.end(),
+                         [](const std::string& p) { return p == "test" || p == "pytest" || p == "unittest" || p == "conftest"; });
+    });
   });
   const auto rank_factor = [&](const Unit& u) {
     const Evidence& e = request.evidence[u.evidence];
