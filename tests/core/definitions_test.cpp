@@ -122,6 +122,15 @@ TEST(QuestionKinds, TheSentenceThatAsksSaysTheKindNotItsContext) {
   EXPECT_EQ(question_kind("Thanks. Everything else works."), QuestionKind::other);
 }
 
+TEST(QuestionKinds, AQuestionMayAskSeveralThings) {
+  EXPECT_TRUE(asks_several_things("What is EPLB, and how do I turn it on?"));
+  EXPECT_TRUE(asks_several_things("Which package do I need and where does the config go?"));
+  EXPECT_TRUE(asks_several_things("What does model_impl do? Can I force the Hugging Face one?"));
+  EXPECT_FALSE(asks_several_things("How do I enable prefix caching and chunked prefill?"));
+  EXPECT_FALSE(asks_several_things("When is use_aiter_and_is_supported true?"));
+  EXPECT_FALSE(asks_several_things("What does --max-model-len do?"));
+}
+
 TEST(AnswerTypes, APriceAsksForMoney) {
   EXPECT_TRUE(answer_types("What is the price per million tokens?").money);
   EXPECT_TRUE(answer_types("How much does an instance cost per hour?").money);

@@ -422,6 +422,23 @@ TEST(ExtractiveGenerator, ATestModuleWeighsLessUnlessTestsAreAskedAbout) {
   EXPECT_THAT(answer("What is stop_reason in the latest release?"), HasSubstr("the stop string that stopped it"));
 }
 
+// A question that asks two things is answered in one unit more and half as many code points
+// again, once its best unit is chosen.
+TEST(ExtractiveGenerator, AQuestionThatAsksTwoThingsGetsRoomForBoth) {
+  const auto answer = [](const std::string& question) {
+    const Evidence page = source(1, "markdown",
+                                 "EPLB balances the experts of MoE models across the GPUs of a node.\n\n"
+                                 "Turn EPLB on with the `--enable-eplb` flag of the server.\n");
+    return make("{max_units: 1, max_chars: 90, restate: false}")->generate(ask(question, {page}));
+  };
+  const std::string both = answer("What does EPLB balance, and how do I turn EPLB on?");
+  EXPECT_THAT(both, HasSubstr("balances the experts"));
+  EXPECT_THAT(both, HasSubstr("--enable-eplb"));
+  // One question (the same words without "and how"): one unit.
+  const std::string one = answer("What does EPLB balance when I turn EPLB on?");
+  EXPECT_EQ(one.find("balances the experts") == std::string::npos, one.find("--enable-eplb") != std::string::npos) << one;
+}
+
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {
   const Evidence code = source(1, "python",
                                "class SSLCertRefresher:\n    \"\"\"A class that monitors SSL certificate files and reloads them "

@@ -19,6 +19,11 @@ enum class QuestionKind {
 /// The kind of `question`, an English question (a translated one starts with its question word).
 QuestionKind question_kind(std::string_view question);
 
+/// Whether `question` asks two things or more: it has two question marks ("What does model_impl
+/// do? Can I force the Hugging Face one?"), or a question word follows "and" or "or" ("What is
+/// EPLB, and how do I turn it on?"). The second reading is English.
+bool asks_several_things(std::string_view question);
+
 /// What a question's answer is, as its question word names it: the last noun of a type in the
 /// phrase a "which" or "what" heads ("which environment variable", "what command line argument",
 /// "what is the maximum audio file size"), up to its verb, or "how" with a measure ("how many").

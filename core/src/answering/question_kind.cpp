@@ -177,6 +177,27 @@ bool states_money(std::string_view text) {
   return false;
 }
 
+bool asks_several_things(std::string_view question) {
+  if (std::count(question.begin(), question.end(), '?') >= 2) return true;
+  static const std::set<std::string_view> kJoints = {"and", "or"};
+  static const std::set<std::string_view> kAsking = {"what", "which", "how",   "where", "why", "when", "who",
+                                                     "whether", "does", "do", "is", "are", "can", "should"};
+  const std::string lower = utf8::lower(question);
+  std::string_view previous;
+  for (std::size_t begin = 0; begin < lower.size();) {
+    std::size_t end = begin;
+    // Words of a name ("use_aiter_and_is_supported") stay in it.
+    while (end < lower.size() && (std::isalnum(static_cast<unsigned char>(lower[end])) != 0 || lower[end] == '_')) ++end;
+    const std::string_view word = std::string_view(lower).substr(begin, end - begin);
+    if (!word.empty()) {
+      if (kJoints.contains(previous) && kAsking.contains(word)) return true;
+      previous = word;
+    }
+    begin = end + 1;
+  }
+  return false;
+}
+
 QuestionKind question_kind(std::string_view question) {
   // Users often say where they stand before they ask ("I have a BF16 model and no calibration
   // data. How can I ...?"): the sentences that end in '?' say the kind first, then the others

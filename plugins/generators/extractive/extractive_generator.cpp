@@ -288,6 +288,11 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   const std::vector<std::vector<std::string>>& terms = reading.terms;
   const std::vector<double>& score = reading.score;
   const QuestionKind kind = reading.kind;
+  // A question that asks two things ("What is EPLB, and how do I turn it on?") gets an answer that
+  // may say half as much again, in one unit more, once its best unit is chosen as any question's.
+  const bool several = asks_several_things(request.question);
+  const std::size_t units_allowed = max_units_ + (several ? 1 : 0);
+  const std::size_t chars_allowed = several ? max_chars_ * 3 / 2 : max_chars_;
   // Greedy choice: the best unit, then others that score well and do not repeat it.
   std::vector<std::size_t> chosen;
   std::size_t used = 0;
@@ -342,7 +347,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       for (std::size_t next = from; next < units.size() && next < from + kMaxFollowUnits; ++next) {
         const Unit& after = units[next];
         if (after.evidence != units[unit].evidence || !after.code || !belongs(after) ||
-            used + after.chars > max_chars_ + kAnnouncedItemsExtra)
+            used + after.chars > chars_allowed + kAnnouncedItemsExtra)
           break;
         also_choose(next);
       }
@@ -386,14 +391,14 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       if (code && next > unit + 1) {
         // A comment line (an item) after the docstring is the next field's, not this one's.
         if (kind == QuestionKind::default_value || request.evidence[follower.evidence].kind != "python" ||
-            follower.item || used + follower.chars > max_chars_)
+            follower.item || used + follower.chars > chars_allowed)
           break;
       } else if (code || follower.item || next > unit + 1) {
-        if (used + follower.chars > max_chars_ + kAnnouncedItemsExtra) break;
-      } else if (used + follower.chars > max_chars_) {
+        if (used + follower.chars > chars_allowed + kAnnouncedItemsExtra) break;
+      } else if (used + follower.chars > chars_allowed) {
         // The first statement of the code announced comes cut to whole lines when it is too long.
         if (!follower.code || is_chosen(next)) break;
-        follower.text = shorten(follower.text, std::max(max_chars_ - std::min(used, max_chars_), kMinAnnouncedCode), true);
+        follower.text = shorten(follower.text, std::max(chars_allowed - std::min(used, chars_allowed), kMinAnnouncedCode), true);
         follower.chars = utf8::count_code_points(follower.text);
       }
       also_choose(next);
@@ -419,11 +424,12 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   double first = 0;
   std::size_t best_unit = units.size();  // the first taken, not what came with it (a field, a header)
   bool best_cut = false;                  // quoted cut to max_chars: the rest of it says more than what follows
-  for (std::size_t picks = 0; picks < max_units_; ++picks) {
+  for (std::size_t picks = 0; picks < units_allowed; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
     for (std::size_t u = 0; u < units.size(); ++u) {
-      if (score[u] == 0 || is_chosen(u) || (used + units[u].chars > max_chars_ && !cut_first(u))) continue;
+      const std::size_t room = chosen.empty() ? max_chars_ : chars_allowed;
+      if (score[u] == 0 || is_chosen(u) || (used + units[u].chars > room && !cut_first(u))) continue;
       double redundancy = 0;
       for (const std::size_t c : chosen) redundancy = std::max(redundancy, jaccard(terms[u], terms[c]));
       const double value = score[u] * (1.0 - redundancy);
@@ -453,7 +459,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       const Unit& sentence = units[next];
       if (!sentence.continues || sentence.evidence != units[best_unit].evidence || sentence.announces ||
           speaks_of_the_page(sentence.text) || points_elsewhere(sentence.text) || announces_code(sentence.text) ||
-          used + sentence.chars > max_chars_ + kParagraphExtra)
+          used + sentence.chars > chars_allowed + kParagraphExtra)
         break;
       also_choose(next);
     }
@@ -466,11 +472,11 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return names_code(units[c]); })) {
     std::size_t command = units.size();
     for (std::size_t u = 0; u < units.size(); ++u)
-      if (names_code(units[u]) && score[u] >= kCommandShare * first && units[chosen.front()].chars + units[u].chars <= max_chars_ &&
+      if (names_code(units[u]) && score[u] >= kCommandShare * first && units[chosen.front()].chars + units[u].chars <= chars_allowed &&
           (command == units.size() || score[u] > score[command]))
         command = u;
     if (command < units.size()) {
-      while (chosen.size() > 1 && used + units[command].chars > max_chars_) {
+      while (chosen.size() > 1 && used + units[command].chars > chars_allowed) {
         used -= units[chosen.back()].chars;
         chosen.pop_back();
       }
