@@ -129,6 +129,19 @@ TEST(QuestionKinds, AQuestionMayAskSeveralThings) {
   EXPECT_FALSE(asks_several_things("How do I enable prefix caching and chunked prefill?"));
   EXPECT_FALSE(asks_several_things("When is use_aiter_and_is_supported true?"));
   EXPECT_FALSE(asks_several_things("What does --max-model-len do?"));
+  EXPECT_TRUE(asks_several_things("What does VLLM_PORT do, and can I change it?"));
+  EXPECT_TRUE(asks_several_things("EPLB \u662f\u4ec0\u4e48\uff1f\u600e\u4e48\u5f00\u542f\uff1f"));  // full-width marks
+  // One question: emphasis, code or a URL, a choice, a difference, a sentence's second verb.
+  EXPECT_FALSE(asks_several_things("What does --max-model-len do??"));
+  EXPECT_FALSE(asks_several_things("Why does `x ? y : z` fail? It is valid C."));
+  EXPECT_FALSE(asks_several_things("Why does GET /v1/models?limit=1 fail?"));
+  EXPECT_FALSE(asks_several_things("Should I use AWQ or does GPTQ work better?"));
+  EXPECT_FALSE(asks_several_things("What is the difference between X and what Y does?"));
+  EXPECT_FALSE(asks_several_things("My server starts and is then killed. Why?"));
+  // A translated question's English reading has dropped its "and"; its question words remain.
+  EXPECT_TRUE(asks_several_things("Was ist EPLB und wie schalte ich es ein?", "what EPLB how enable"));
+  EXPECT_FALSE(asks_several_things("Was ist EPLB?", "what EPLB"));
+  EXPECT_FALSE(asks_several_things("Wie schalte ich EPLB ein?", "how enable EPLB how"));
 }
 
 TEST(AnswerTypes, APriceAsksForMoney) {

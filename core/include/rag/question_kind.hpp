@@ -19,10 +19,13 @@ enum class QuestionKind {
 /// The kind of `question`, an English question (a translated one starts with its question word).
 QuestionKind question_kind(std::string_view question);
 
-/// Whether `question` asks two things or more: it has two question marks ("What does model_impl
-/// do? Can I force the Hugging Face one?"), or a question word follows "and" or "or" ("What is
-/// EPLB, and how do I turn it on?"). The second reading is English.
-bool asks_several_things(std::string_view question);
+/// Whether `question` asks two things or more: two sentences end with a question mark ("What does
+/// model_impl do? Can I force the Hugging Face one?"; '?' in code or a URL ends none), or, in
+/// English, "and" or "or" comes before a question word ("What is EPLB, and how do I turn it on?")
+/// or "and" before an auxiliary and its subject ("..., and can I change it?"). `translated`, the
+/// English reading of a question in another language, keeps its question words but not its
+/// "and": there, two different question words ("what EPLB how enable") ask two things.
+bool asks_several_things(std::string_view question, std::string_view translated = {});
 
 /// What a question's answer is, as its question word names it: the last noun of a type in the
 /// phrase a "which" or "what" heads ("which environment variable", "what command line argument",

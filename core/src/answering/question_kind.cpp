@@ -177,23 +177,56 @@ bool states_money(std::string_view text) {
   return false;
 }
 
-bool asks_several_things(std::string_view question) {
-  if (std::count(question.begin(), question.end(), '?') >= 2) return true;
-  static const std::set<std::string_view> kJoints = {"and", "or"};
-  static const std::set<std::string_view> kAsking = {"what", "which", "how",   "where", "why", "when", "who",
-                                                     "whether", "does", "do", "is", "are", "can", "should"};
+bool asks_several_things(std::string_view question, std::string_view translated) {
+  // Question marks that end a sentence: a run of them ("??") once, none in code or a URL
+  // (`x ? y : z`, "?limit=1" are followed by no space), a full-width one (Chinese) wherever it is.
+  std::size_t marks = 0;
+  bool code = false;
+  for (std::size_t i = 0; i < question.size(); ++i) {
+    if (question[i] == '`') code = !code;
+    if (code) continue;
+    if (question.compare(i, 3, "\uff1f") == 0) {
+      ++marks;
+    } else if (question[i] == '?') {
+      while (i + 1 < question.size() && question[i + 1] == '?') ++i;
+      marks += i + 1 == question.size() || std::isspace(static_cast<unsigned char>(question[i + 1])) != 0;
+    }
+  }
+  if (marks >= 2) return true;
+  // "and" or "or" before a question word; "and" before an auxiliary and its subject ("and can I",
+  // "and is there"). Not "or is it ..." (a choice asked once), "the difference between X and what
+  // Y does", "starts and is then killed", or the words of a name (use_aiter_and_is_supported).
+  static const std::set<std::string_view> kQuestionWords = {"what", "which", "how", "where", "why", "when", "who", "whether"};
+  static const std::set<std::string_view> kAuxiliaries = {"does", "do", "is", "are", "can", "should", "will", "could"};
+  static const std::set<std::string_view> kSubjects = {"i", "it", "there", "we", "you", "they", "this", "that", "vllm"};
   const std::string lower = utf8::lower(question);
-  std::string_view previous;
+  std::vector<std::string_view> words;
   for (std::size_t begin = 0; begin < lower.size();) {
     std::size_t end = begin;
-    // Words of a name ("use_aiter_and_is_supported") stay in it.
     while (end < lower.size() && (std::isalnum(static_cast<unsigned char>(lower[end])) != 0 || lower[end] == '_')) ++end;
-    const std::string_view word = std::string_view(lower).substr(begin, end - begin);
-    if (!word.empty()) {
-      if (kJoints.contains(previous) && kAsking.contains(word)) return true;
-      previous = word;
-    }
+    if (end > begin) words.push_back(std::string_view(lower).substr(begin, end - begin));
     begin = end + 1;
+  }
+  if (!translated.empty()) {
+    const std::string english = utf8::lower(translated);
+    std::size_t asked = 0;
+    for (const std::string_view word : kQuestionWords) {
+      for (std::size_t at = english.find(word); at != std::string::npos; at = english.find(word, at + 1)) {
+        const std::size_t end = at + word.size();
+        if ((at == 0 || english[at - 1] == ' ') && (end == english.size() || english[end] == ' ')) {
+          ++asked;
+          break;
+        }
+      }
+    }
+    if (asked >= 2) return true;
+  }
+  bool between = false;
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    between = between || words[i] == "between";
+    if ((words[i] == "and" || words[i] == "or") && kQuestionWords.contains(words[i + 1]) && !between) return true;
+    if (words[i] == "and" && kAuxiliaries.contains(words[i + 1]) && i + 2 < words.size() && kSubjects.contains(words[i + 2]))
+      return true;
   }
   return false;
 }

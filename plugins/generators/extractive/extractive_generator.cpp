@@ -35,10 +35,11 @@ constexpr double kLedeWeight = 1.4;
 constexpr std::size_t kMaxFollowUnits = 4;
 // The code a sentence announces is cut to no less than this many code points.
 constexpr std::size_t kMinAnnouncedCode = 150;
-// The list items or table rows a sentence announces may take this many code points past max_chars.
+// The list items or table rows a sentence announces may take this many code points past the
+// answer's room.
 constexpr std::size_t kAnnouncedItemsExtra = 400;
 // How many sentences of the best one's paragraph come after it, and how many code points past
-// max_chars they may take.
+// the answer's room they may take (the room: max_chars, more for a question that asks two things).
 constexpr std::size_t kParagraphSentences = 2;
 constexpr std::size_t kParagraphExtra = 400;
 // A sentence longer than max_chars is quoted cut only when max_chars leaves this many code
@@ -288,9 +289,12 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   const std::vector<std::vector<std::string>>& terms = reading.terms;
   const std::vector<double>& score = reading.score;
   const QuestionKind kind = reading.kind;
-  // A question that asks two things ("What is EPLB, and how do I turn it on?") gets an answer that
-  // may say half as much again, in one unit more, once its best unit is chosen as any question's.
-  const bool several = asks_several_things(request.question);
+  // The answer's room: max_units units of max_chars code points. A question that asks two things
+  // ("What is EPLB, and how do I turn it on?") gets one unit more and half as many code points
+  // again; its best unit is still one that fits max_chars, as any question's (what comes with it,
+  // and the units after it, have the larger room).
+  const bool several = asks_several_things(request.question,
+                                           reading.query != request.question ? reading.query : std::string_view());
   const std::size_t units_allowed = max_units_ + (several ? 1 : 0);
   const std::size_t chars_allowed = several ? max_chars_ * 3 / 2 : max_chars_;
   // Greedy choice: the best unit, then others that score well and do not repeat it.
@@ -300,7 +304,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   // Takes a unit, and what it announces: a unit that announces (Unit::announces: "Start the
   // server with:", "Key capabilities:", "To install it, run") the code or list items after it, a
   // field that gives a value the docstring sentence after it. The code right after comes even
-  // past max_chars, cut to whole lines: the sentence says nothing without it.
+  // past the answer's room, cut to whole lines: the sentence says nothing without it.
   const auto also_choose = [&](std::size_t unit) {  // a unit that comes with another
     if (is_chosen(unit)) return;
     chosen.push_back(unit);
@@ -342,7 +346,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     also_choose(unit);
     const bool code = units[unit].code;
     // The code statements right after `unit` that `belongs` accepts, while they fit (past
-    // max_chars by kAnnouncedItemsExtra).
+    // the answer's room by kAnnouncedItemsExtra).
     const auto bring_code_after = [&](std::size_t from, const auto& belongs) {
       for (std::size_t next = from; next < units.size() && next < from + kMaxFollowUnits; ++next) {
         const Unit& after = units[next];
@@ -384,7 +388,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       // One block: the code a sentence announces, not the next block's after it.
       if (follower.evidence != units[unit].evidence || !follows || (next > unit + 1 && follower.block_start)) break;
       // List items and code announced and a field's first docstring sentence may go past
-      // max_chars: a field alone says nothing of what it is, "Then ... run vLLM:" nothing without
+      // the answer's room: a field alone says nothing of what it is, "Then ... run vLLM:" nothing without
       // each line it announces. Unless the question asks its default (the value answers it), a
       // Python field's next docstring sentences come while they fit: the first often only says
       // what it is, the next what it does.
@@ -427,8 +431,8 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   for (std::size_t picks = 0; picks < units_allowed; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
+    const std::size_t room = chosen.empty() ? max_chars_ : chars_allowed;
     for (std::size_t u = 0; u < units.size(); ++u) {
-      const std::size_t room = chosen.empty() ? max_chars_ : chars_allowed;
       if (score[u] == 0 || is_chosen(u) || (used + units[u].chars > room && !cut_first(u))) continue;
       double redundancy = 0;
       for (const std::size_t c : chosen) redundancy = std::max(redundancy, jaccard(terms[u], terms[c]));
@@ -450,7 +454,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   // "It uses vLLM as the default model serving backend." after what llmaz is, "Instead, if no bias
   // is passed, the epilogue will use 0 as the bias." after why there is no such epilogue, "You can
   // enable the feature by specifying `--quantization="fp8"`" after what FP8 achieves. Its next
-  // sentences come, past max_chars by kParagraphExtra, up to one that speaks of the page or points
+  // sentences come, past the answer's room by kParagraphExtra, up to one that speaks of the page or points
   // elsewhere, or one that announces what follows (it would come without what it announces); not
   // after a best sentence quoted cut, nor from a parent's units after a source's.
   if (best_unit < units.size() && !units[best_unit].code && !best_cut) {
