@@ -142,6 +142,7 @@ TEST(QuestionKinds, AQuestionMayAskSeveralThings) {
   EXPECT_TRUE(asks_several_things("Was ist EPLB und wie schalte ich es ein?", "what EPLB how enable"));
   EXPECT_FALSE(asks_several_things("Was ist EPLB?", "what EPLB"));
   EXPECT_FALSE(asks_several_things("Wie schalte ich EPLB ein?", "how enable EPLB how"));
+  EXPECT_FALSE(asks_several_things("Quel backend ?", "which|what backend"));
 }
 
 TEST(AnswerTypes, APriceAsksForMoney) {

@@ -199,6 +199,26 @@ bool asks_several_things(std::string_view question, std::string_view translated)
   static const std::set<std::string_view> kQuestionWords = {"what", "which", "how", "where", "why", "when", "who", "whether"};
   static const std::set<std::string_view> kAuxiliaries = {"does", "do", "is", "are", "can", "should", "will", "could"};
   static const std::set<std::string_view> kSubjects = {"i", "it", "there", "we", "you", "they", "this", "that", "vllm"};
+  // The translation's words, each with its readings joined by '|' ("which|what"): two different
+  // ones that ask.
+  if (!translated.empty()) {
+    const std::string english = utf8::lower(translated);
+    std::set<std::string_view> asking;
+    for (std::size_t begin = 0; begin < english.size();) {
+      const std::size_t end = std::min(english.find(' ', begin), english.size());
+      const std::string_view word = std::string_view(english).substr(begin, end - begin);
+      for (std::size_t part = 0; part <= word.size();) {
+        const std::size_t bar = std::min(word.find('|', part), word.size());
+        if (kQuestionWords.contains(word.substr(part, bar - part))) {
+          asking.insert(word);
+          break;
+        }
+        part = bar + 1;
+      }
+      begin = end + 1;
+    }
+    if (asking.size() >= 2) return true;
+  }
   const std::string lower = utf8::lower(question);
   std::vector<std::string_view> words;
   for (std::size_t begin = 0; begin < lower.size();) {
@@ -206,20 +226,6 @@ bool asks_several_things(std::string_view question, std::string_view translated)
     while (end < lower.size() && (std::isalnum(static_cast<unsigned char>(lower[end])) != 0 || lower[end] == '_')) ++end;
     if (end > begin) words.push_back(std::string_view(lower).substr(begin, end - begin));
     begin = end + 1;
-  }
-  if (!translated.empty()) {
-    const std::string english = utf8::lower(translated);
-    std::size_t asked = 0;
-    for (const std::string_view word : kQuestionWords) {
-      for (std::size_t at = english.find(word); at != std::string::npos; at = english.find(word, at + 1)) {
-        const std::size_t end = at + word.size();
-        if ((at == 0 || english[at - 1] == ' ') && (end == english.size() || english[end] == ' ')) {
-          ++asked;
-          break;
-        }
-      }
-    }
-    if (asked >= 2) return true;
   }
   bool between = false;
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {

@@ -96,8 +96,8 @@ bool holds_identifier(std::string_view text, std::string_view name) {
 std::vector<std::string> copied_names(std::string_view question, std::string_view english) {
   constexpr std::size_t kMostNames = 4;
   static const std::set<std::string, std::less<>> kSetting = {
-      "set",      "sets",      "setting", "change", "changing", "adjust",    "export", "env",
-      "environment", "variable", "variables", "var", "vars",  "unset",     "configure", "value"};
+      "set", "sets", "setting", "unset", "change", "changing", "adjust", "configure", "export",
+      "env", "environment", "variable", "variables", "var", "vars", "value"};
   static const std::set<std::string, std::less<>> kComparing = {
       "equivalent", "equivalents", "counterpart", "instead", "analogue", "analog", "alternative", "replacement"};
   const std::string lower = utf8::lower(question);
