@@ -14,6 +14,15 @@
 
 namespace rag {
 
+/// The runs of letters, digits and '_' of `text`, in order: its words, a name whole
+/// (use_aiter_and_is_supported is one); with `dots`, runs joined by '.' between them too
+/// ("vllm.LLM" is one run).
+std::vector<std::string_view> name_runs(std::string_view text, bool dots);
+
+/// The command-line options of several words `question` writes, as written ("--max-model-len"),
+/// in order, each once; a bare word after "--" ("--seed") is left to the question's plain words.
+std::vector<std::string> command_line_options(std::string_view question);
+
 /// The names `question` writes as code, in order, each once: words with an underscore
 /// (gpu_memory_utilization), with a capital after a lower-case letter (SamplingParams), or of
 /// two capitals or more and no lower-case letter (LLM), and dotted names, which give their last

@@ -88,25 +88,6 @@ int gives_value(std::string_view code, std::string_view name) {
 
 bool is_code(std::string_view kind) { return kind != "markdown" && kind != "text"; }
 
-// The runs of letters, digits and '_' of `text`, in order; with `dots`, joined by '.' between them
-// ("vllm.LLM" is one run).
-std::vector<std::string_view> name_runs(std::string_view text, bool dots) {
-  std::vector<std::string_view> out;
-  for (std::size_t i = 0; i < text.size();) {
-    if (!is_name_char(text[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i;
-    while (end < text.size() &&
-           (is_name_char(text[end]) || (dots && text[end] == '.' && end + 1 < text.size() && is_name_char(text[end + 1]))))
-      ++end;
-    out.push_back(text.substr(i, end - i));
-    i = end;
-  }
-  return out;
-}
-
 // Whether `word` is a noun `is_noun` accepts, singular or plural ("parameters", "classes").
 bool in_any_number(std::string_view word, bool (*is_noun)(std::string_view)) {
   return is_noun(word) || (word.ends_with('s') && is_noun(word.substr(0, word.size() - 1))) ||
@@ -488,18 +469,44 @@ std::optional<std::string> field_named_by_words(const Index& index, std::string_
 
 }  // namespace
 
-std::vector<std::string> code_names(std::string_view question) {
+std::vector<std::string_view> name_runs(std::string_view text, bool dots) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_name_char(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() &&
+           (is_name_char(text[end]) || (dots && text[end] == '.' && end + 1 < text.size() && is_name_char(text[end + 1]))))
+      ++end;
+    out.push_back(text.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+std::vector<std::string> command_line_options(std::string_view question) {
   std::vector<std::string> out;
-  // A command-line option names the field it sets, as argparse does: --max-model-len sets
-  // max_model_len (a bare word after "--", "--seed", is left to the question's plain words).
   for (std::size_t at = question.find("--"); at != std::string_view::npos; at = question.find("--", at + 2)) {
     if (at > 0 && (is_name_char(question[at - 1]) || question[at - 1] == '-')) continue;
     std::size_t end = at + 2;
     while (end < question.size() && (is_lower(question[end]) || is_digit(question[end]) ||
                                      (question[end] == '-' && end + 1 < question.size() && is_lower(question[end + 1]))))
       ++end;
-    std::string field(question.substr(at + 2, end - at - 2));
-    if (field.empty() || !is_lower(field.front()) || field.find('-') == std::string::npos) continue;
+    const std::string_view option = question.substr(at, end - at);
+    if (option.size() == 2 || !is_lower(option[2]) || option.find('-', 2) == std::string_view::npos) continue;
+    if (std::find(out.begin(), out.end(), option) == out.end()) out.emplace_back(option);
+  }
+  return out;
+}
+
+std::vector<std::string> code_names(std::string_view question) {
+  std::vector<std::string> out;
+  // A command-line option names the field it sets, as argparse does: --max-model-len sets
+  // max_model_len.
+  for (const std::string& option : command_line_options(question)) {
+    std::string field = option.substr(2);
     std::replace(field.begin(), field.end(), '-', '_');
     if (std::find(out.begin(), out.end(), field) == out.end()) out.push_back(std::move(field));
   }

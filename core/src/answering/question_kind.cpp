@@ -220,13 +220,7 @@ bool asks_several_things(std::string_view question, std::string_view translated)
     if (asking.size() >= 2) return true;
   }
   const std::string lower = utf8::lower(question);
-  std::vector<std::string_view> words;
-  for (std::size_t begin = 0; begin < lower.size();) {
-    std::size_t end = begin;
-    while (end < lower.size() && (std::isalnum(static_cast<unsigned char>(lower[end])) != 0 || lower[end] == '_')) ++end;
-    if (end > begin) words.push_back(std::string_view(lower).substr(begin, end - begin));
-    begin = end + 1;
-  }
+  const std::vector<std::string_view> words = name_runs(lower, false);
   bool between = false;
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
     between = between || words[i] == "between";

@@ -100,30 +100,18 @@ std::vector<std::string> copied_names(std::string_view question, std::string_vie
       "env", "environment", "variable", "variables", "var", "vars", "value"};
   static const std::set<std::string, std::less<>> kComparing = {
       "equivalent", "equivalents", "counterpart", "instead", "analogue", "analog", "alternative", "replacement"};
-  const std::string lower = utf8::lower(question);
-  const std::string both = lower + " " + utf8::lower(english);
   bool setting = false;
-  for (std::size_t begin = 0; begin < both.size();) {
-    std::size_t end = begin;
-    while (end < both.size() && std::isalpha(static_cast<unsigned char>(both[end])) != 0) ++end;
-    const std::string_view word = std::string_view(both).substr(begin, end - begin);
+  const std::string words = utf8::lower(question) + " " + utf8::lower(english);
+  for (const std::string_view word : name_runs(words, false)) {
     if (kComparing.contains(word)) return {};
     setting = setting || kSetting.contains(word);
-    begin = end + 1;
   }
-  std::vector<std::string> out;
-  for (const std::string& name : code_names(question)) {
-    std::string option = "--";
-    option += name;
-    std::replace(option.begin(), option.end(), '_', '-');
-    const bool lower_case_free = std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-    if (holds_identifier(lower, utf8::lower(option))) {
-      out.push_back(std::move(option));
-    } else if (setting && lower_case_free && name.find('_') != std::string::npos) {
-      out.push_back(name);
-    }
-    if (out.size() == kMostNames) break;
-  }
+  std::vector<std::string> out = command_line_options(question);
+  if (setting)
+    for (const std::string& name : code_names(question))
+      if (name.find('_') != std::string::npos && std::none_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+        out.push_back(name);
+  out.resize(std::min(out.size(), kMostNames));
   return out;
 }
 

@@ -221,13 +221,11 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   // is) rather than saying what it is or does: its units weigh less, unless tests are asked about
   // (a word, in any of its readings, whose term is "test": test, tests, testing, test_x; or
   // pytest, unittest, conftest), not "latest".
-  const bool asks_tests = std::any_of(words.begin(), words.end(), [](const QuestionWord& w) {
-    const std::vector<const QuestionWord*> readings = w.readings();
-    return std::any_of(readings.begin(), readings.end(), [](const QuestionWord* reading) {
-      return std::any_of(reading->parts.begin(), reading->parts.end(),
-                         [](const std::string& p) { return p == "test" || p == "pytest" || p == "unittest" || p == "conftest"; });
-    });
-  });
+  bool asks_tests = false;
+  for (const QuestionWord& w : words)
+    for (const QuestionWord* reading : w.readings())
+      for (const std::string& part : reading->parts)
+        asks_tests = asks_tests || part == "test" || part == "pytest" || part == "unittest" || part == "conftest";
   const auto rank_factor = [&](const Unit& u) {
     const Evidence& e = request.evidence[u.evidence];
     const std::size_t rank = std::max<std::size_t>(e.rank, u.evidence + 1);
