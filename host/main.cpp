@@ -2,6 +2,7 @@
 #include <boost/dll/import.hpp>
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -92,7 +93,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return it->second.run({name, std::vector<std::string>(argv + 2, argv + argc)});
+    const int status = it->second.run({name, std::vector<std::string>(argv + 2, argv + argc)});
+    // What a command prints goes through std::cout, which fails quietly (a full disk, a file-size
+    // limit): said here, or a script would take cut-off output for a whole one.
+    if (!std::cout.flush()) {
+      std::cerr << "error: the output could not be written whole (" << std::strerror(errno)
+                << "); the disk is full or a file-size limit was reached\n";
+      return 1;
+    }
+    return status;
   } catch (const rag::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
   } catch (const std::bad_alloc&) {

@@ -100,8 +100,12 @@ class BinaryReader {
   std::size_t checked_bytes_ = 0;  // what the checksum covers
 };
 
-/// Checks the structure and the checksum of any file BinaryWriter wrote, whatever its kind;
-/// other files are left alone. Throws rag::Error when it is damaged.
-void verify_binary_file(const std::filesystem::path& path);
+/// True when `path` begins as the files BinaryWriter writes do (a retriever may keep files of
+/// its own format beside them, Xapian's tables).
+bool is_binary_file(const std::filesystem::path& path);
+/// Checks the structure and the checksum of any file BinaryWriter wrote, whatever its kind. Other
+/// files are left alone, unless `written_as_binary` says BinaryWriter wrote it: then a file that no
+/// longer begins as one (its header overwritten) is damaged too. Throws rag::Error when damaged.
+void verify_binary_file(const std::filesystem::path& path, bool written_as_binary = false);
 
 }  // namespace rag

@@ -119,13 +119,23 @@ void BinaryReader::damaged(const std::string& what) const {
   throw Error(file_.path().string() + " " + what + ": the index is damaged; run `rag index --full` to rebuild it");
 }
 
-void verify_binary_file(const std::filesystem::path& path) {
+bool is_binary_file(const std::filesystem::path& path) {
+  const MappedFile file(path);
+  const std::string_view all = file.bytes();
+  return all.size() >= kHeaderSize && all.substr(0, kMagic.size()) == kMagic;
+}
+
+void verify_binary_file(const std::filesystem::path& path, bool written_as_binary) {
   std::string kind;
   std::uint32_t version = 0;
   {
     const MappedFile file(path);
     const std::string_view all = file.bytes();
-    if (all.size() < kHeaderSize || all.substr(0, kMagic.size()) != kMagic) return;
+    // Without its header, BinaryReader says what is wrong (truncated, not a file of ours).
+    if (all.size() < kHeaderSize || all.substr(0, kMagic.size()) != kMagic) {
+      if (written_as_binary) BinaryReader(path, "", 0);
+      return;
+    }
     kind = std::string(all.substr(8, kKindSize));
     kind = kind.substr(0, kind.find('\0'));
     std::memcpy(&version, all.data() + 8 + kKindSize, sizeof version);

@@ -105,8 +105,7 @@ IndexState inspect_index(const PipelineStages& stages, bool verify) {
       check_sizes(pipeline, state.manifest);
       segments = open_segments(pipeline, state.manifest);
       if (verify)
-        for (const auto& f : state.manifest.at("files"))
-          verify_binary_file(pipeline.index_dir / f.at("path").get<std::string>());
+        for (const auto& f : state.manifest.at("files")) verify_listed_file(pipeline, f);
     } catch (const Error&) {
       state.damaged = true;
       throw;

@@ -81,14 +81,19 @@ std::int64_t modified_time(const fs::path& file) {
   return file_time(status.st_mtim.tv_sec, status.st_mtim.tv_nsec);
 }
 
-std::vector<std::string> rewritten_files(const Pipeline& pipeline, const json& manifest) {
-  std::vector<std::string> out;
+std::vector<json> rewritten_files(const Pipeline& pipeline, const json& manifest) {
+  std::vector<json> out;
   for (const auto& f : manifest.at("files"))
     if (const auto recorded = f.find("modified"); recorded != f.end() && recorded->is_number_integer()) {
-      std::string path = f.at("path").get<std::string>();
-      if (modified_time(pipeline.index_dir / path) != recorded->get<std::int64_t>()) out.push_back(std::move(path));
+      if (modified_time(pipeline.index_dir / f.at("path").get<std::string>()) != recorded->get<std::int64_t>()) out.push_back(f);
     }
   return out;
+}
+
+void verify_listed_file(const Pipeline& pipeline, const json& entry) {
+  const auto binary = entry.find("binary");
+  verify_binary_file(pipeline.index_dir / entry.at("path").get<std::string>(),
+                     binary != entry.end() && binary->is_boolean() && binary->get<bool>());
 }
 
 json read_manifest(const Pipeline& pipeline) {

@@ -50,10 +50,15 @@ std::string damaged(const Pipeline& pipeline);
 std::string missing_or_resized(const Pipeline& pipeline, const nlohmann::json& manifest);
 /// A file's modification time as the manifest records it (file_time() of st_mtim).
 std::int64_t modified_time(const std::filesystem::path& file);
-/// The files `manifest` lists whose modification time is not the one recorded when they were
-/// written: index files are written once, so such a file was written since (or copied without its
-/// times) and is to be verified before it is trusted. Files recorded without a time are not listed.
-std::vector<std::string> rewritten_files(const Pipeline& pipeline, const nlohmann::json& manifest);
+/// The entries of the files `manifest` lists whose modification time is not the one recorded when
+/// they were written: index files are written once, so such a file was written since (or copied
+/// without its times) and is to be verified before it is trusted. Files recorded without a time
+/// are not listed.
+std::vector<nlohmann::json> rewritten_files(const Pipeline& pipeline, const nlohmann::json& manifest);
+/// verify_binary_file() of the file a manifest's entry lists, as the BinaryWriter file it was
+/// written as when the entry says so ("binary": manifests before it do not, and such files are
+/// checked only while their header is whole).
+void verify_listed_file(const Pipeline& pipeline, const nlohmann::json& entry);
 
 /// A segment of a generation, opened: its store read in place and its removals.
 struct OpenSegment {

@@ -452,7 +452,8 @@ json commit(const PipelineStages& stages, const CorpusListing& listing, Generati
   const auto list = [&](const fs::path& path) {
     files.push_back({{"path", path.lexically_relative(pipeline.index_dir).generic_string()},
                      {"size", fs::file_size(path)},
-                     {"modified", modified_time(path)}});
+                     {"modified", modified_time(path)},
+                     {"binary", is_binary_file(path)}});
   };
   for (OpenSegment& s : segments) {
     if (diff.lost_files.count(s.name)) writer.write_removals(s, generation);
@@ -537,8 +538,8 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
       // A file written since the manifest was (index files are written once) is read whole before
       // the index is called up to date: a damaged one makes this a full build. One that verifies
       // gets its time recorded, so that the next run does not read it again (a copy without -p).
-      const std::vector<std::string> rewritten = options.full ? std::vector<std::string>() : rewritten_files(pipeline, old);
-      for (const std::string& path : rewritten) verify_binary_file(pipeline.index_dir / path);
+      const std::vector<json> rewritten = options.full ? std::vector<json>() : rewritten_files(pipeline, old);
+      for (const json& f : rewritten) verify_listed_file(pipeline, f);
       if (!options.full && string_at(old, "/corpus/fingerprint") == listing.fingerprint &&  // nothing listed changed
           !any_readable_again(pipeline, segments)) {
         remove_unused(pipeline, old);  // what a killed run left goes now too, not at the next change
