@@ -180,9 +180,28 @@ bool same_secret(std::string_view given, std::string_view expected) {
   return difference == 0 && !expected.empty();
 }
 
+// The first value of the query parameter `name`, decoded, read from the request target: Debian's
+// cpp-httplib (0.11) keeps what follows a pair's last '=' ("q=tensor_parallel_size=2" gives "2"),
+// where a value runs from its first '=' to the next '&'.
+std::optional<std::string> param(const httplib::Request& request, std::string_view name) {
+  const std::size_t query = request.target.find('?');
+  if (query == std::string::npos) return std::nullopt;
+  const std::string_view pairs = std::string_view(request.target).substr(query + 1);
+  for (std::size_t begin = 0; begin <= pairs.size();) {
+    const std::size_t end = std::min(pairs.find('&', begin), pairs.size());
+    const std::string_view pair = pairs.substr(begin, end - begin);
+    const std::size_t equals = std::min(pair.find('='), pair.size());
+    if (httplib::detail::decode_url(std::string(pair.substr(0, equals)), true) == name)
+      return httplib::detail::decode_url(std::string(pair.substr(std::min(equals + 1, pair.size()))), true);
+    begin = end + 1;
+  }
+  return std::nullopt;
+}
+
 std::optional<long long> integer_param(const httplib::Request& request, const char* name) {
-  if (!request.has_param(name)) return std::nullopt;
-  const std::string text = request.get_param_value(name);
+  const std::optional<std::string> given = param(request, name);
+  if (!given) return std::nullopt;
+  const std::string& text = *given;
   long long value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size())
@@ -430,24 +449,24 @@ void HttpApi::route(httplib::Server& server) {
     send_json(response, 200, service_.pipelines_json());
   });
   server.Get("/api/search", [this](const httplib::Request& request, httplib::Response& response) {
-    const std::string pipeline = request.get_param_value("pipeline");
+    const std::string pipeline = param(request, "pipeline").value_or("");
     const long long k = integer_param(request, "k").value_or(10);
     t_request.fields.update({{"pipeline", service_.pipeline(pipeline).pipeline().name}, {"k", k}});
-    const std::string as_written = request.get_param_value("as_written");
+    const std::string as_written = param(request, "as_written").value_or("");
     if (!as_written.empty() && as_written != "0" && as_written != "1")
       throw RequestError(400, "as_written must be 0 or 1, got '" + as_written + "'");
-    const json result = service_.search(pipeline, request.get_param_value("q"), k, as_written == "1");
+    const json result = service_.search(pipeline, param(request, "q").value_or(""), k, as_written == "1");
     t_request.fields.update({{"hits", result["retrieved_chunks"].size()},
                              {"timings", {{"retrieval_ms", result["metrics"]["search_time_ms"]}}}});
     send_json(response, 200, result);
   });
   server.Post("/api/answer", [this](const httplib::Request& request, httplib::Response& response) { answer(request, response); });
   server.Get("/api/source", [this](const httplib::Request& request, httplib::Response& response) {
-    const std::string pipeline = request.get_param_value("pipeline");
+    const std::string pipeline = param(request, "pipeline").value_or("");
     t_request.fields["pipeline"] = service_.pipeline(pipeline).pipeline().name;
     send_json(response, 200,
-              service_.source(pipeline, integer_param(request, "chunk"), request.get_param_value("generation"),
-                              request.get_param_value("path"),
+              service_.source(pipeline, integer_param(request, "chunk"), param(request, "generation").value_or(""),
+                              param(request, "path").value_or(""),
                               integer_param(request, "first"), integer_param(request, "last"),
                               integer_param(request, "context").value_or(3)));
   });
@@ -458,9 +477,14 @@ void HttpApi::answer(const httplib::Request& request, httplib::Response& respons
   json body;
   try {
     body = json::parse(request.body);
-  } catch (const json::exception& e) {  // where and what, in nlohmann's words ("[json.exception.parse_error.101] ...")
-    const std::string what = e.what();
-    throw RequestError(400, "the body is not valid JSON (" + what.substr(what.find(']') + 2) + "); send " + std::string(kShape));
+  } catch (const json::exception& e) {
+    // Where and what, in nlohmann's words ("[json.exception.parse_error.101] parse error at line 1,
+    // column 3: ..."), without the text it last read there: that is the question, and error
+    // messages are logged while questions never are.
+    std::string what = e.what();
+    what = what.substr(what.find(']') + 2);
+    what = what.substr(0, what.find("; last read:"));
+    throw RequestError(400, "the body is not valid JSON (" + what + "); send " + std::string(kShape));
   }
   if (!body.is_object()) throw RequestError(400, "the body must be a JSON object: " + std::string(kShape));
   const std::string question = body_field<std::string>(body, "question").value_or("");

@@ -104,6 +104,54 @@ class ServeTest : public testing::FixtureRepoTest {
   }
 };
 
+// A chat message's sources are the answer's citations: a list in brackets that the quoted text
+// holds is not one, nor is a malformed body's question ever written to the log.
+TEST_F(ServeTest, MessagesCiteOnlySourcesAndBadBodiesLogNoQuestion) {
+  dir_.write("repo/docs/ranks.md", "# Adapter ranks\n\nThe adapter ranks that the kernels support are [16, 32, 64] "
+                                   "and nothing else.\n");
+  index();
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  auto c = client(server);
+  const auto answered = c.Post("/api/answer", R"({"question": "Which adapter ranks do the kernels support?", "k": 3,
+                                                  "max_message_chars": 200})", "application/json");
+  ASSERT_EQ(answered->status, 200) << answered->body;
+  const json answer = json::parse(answered->body);
+  ASSERT_THAT(answer["answer"].get<std::string>(), HasSubstr("[16, 32, 64]"));
+  const auto sources = answer["sources"].size();
+  bool cited = false;
+  for (const auto& message : answer["messages"])
+    for (const auto& n : message["sources"]) {
+      EXPECT_GE(n.get<int>(), 1) << message;
+      EXPECT_LE(n.get<std::size_t>(), sources) << message;
+      cited = true;
+    }
+  EXPECT_TRUE(cited) << answer["messages"];
+
+  // A raw tab inside a string: nlohmann's message would quote the question up to it.
+  const auto bad = c.Post("/api/answer", "{\"question\": \"my password is hunter2\t\"}", "application/json");
+  ASSERT_EQ(bad->status, 400);
+  EXPECT_THAT(bad->body, HasSubstr("the body is not valid JSON (parse error at line 1, column"));
+  EXPECT_THAT(bad->body, Not(HasSubstr("hunter2")));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (server.log().find("\"status\":400") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_THAT(server.log(), HasSubstr("\"status\":400"));
+  EXPECT_THAT(server.log(), Not(HasSubstr("hunter2")));
+}
+
+// A query value runs from its first '=' to the next '&' (Debian's cpp-httplib keeps what follows
+// the last '='), "+" is a space, and the first of a repeated name counts.
+TEST_F(ServeTest, QueryValuesHoldEqualsSigns) {
+  ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
+  const auto query = [&](const std::string& target) {
+    const std::string reply = raw_exchange(server.port(), "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return json::parse(reply.substr(reply.find("\r\n\r\n") + 4))["query"];
+  };
+  EXPECT_EQ(query("/api/search?q=port=8000+parsed&k=1"), "port=8000 parsed");
+  EXPECT_EQ(query("/api/search?k=1&q=a%3Db&q=second"), "a=b");
+  EXPECT_EQ(query("/api/search?q=tensor_parallel_size=2&k=1&as_written=1"), "tensor_parallel_size=2");
+}
+
 TEST_F(ServeTest, EveryRouteAnswersWithTheFieldsOfTheCommandLine) {
   ServeProcess server(dir_.path(), "--pipeline pipeline.yaml");
   auto c = client(server);
