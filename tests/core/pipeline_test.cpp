@@ -238,6 +238,8 @@ TEST(Pipeline, OverridesThatDoNotFitSayWhy) {
   };
   EXPECT_THAT(error("retriever.options.k1"), HasSubstr("--set wants KEY=VALUE"));
   EXPECT_THAT(error("=3"), HasSubstr("--set wants KEY=VALUE"));
+  EXPECT_THAT(error("retriever.options.k1="), HasSubstr("the value is empty; give one, or null for the key's default"));
+  EXPECT_THAT(error("retriever.options.k1= "), HasSubstr("the value is empty"));
   EXPECT_THAT(error("chunkers[5].options.max_chunk_size=3"), HasSubstr("chunkers has 2 entries, so [5] is out of range"));
   EXPECT_THAT(error("index.path=x"), HasSubstr("index is a value, not a mapping with a key 'path'"));
   EXPECT_THAT(error("corpus[0]=x"), HasSubstr("corpus is not a list"));
@@ -250,7 +252,7 @@ TEST(Pipeline, OverridesThatDoNotFitSayWhy) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("corpus.exclude has no entries, so [*] would set nothing"));
   }
-  EXPECT_THAT(error("corpus.root="), HasSubstr("corpus.root is required"));  // YAML null
+  EXPECT_THAT(error("corpus.root=null"), HasSubstr("corpus.root is required"));
   EXPECT_THAT(error("corpus.root=''"), HasSubstr("corpus.root is empty"));
   EXPECT_THAT(error("index=."), HasSubstr("index must be a folder of its own"));
   EXPECT_THAT(error("index=some/repo"), HasSubstr("not the project, the corpus"));

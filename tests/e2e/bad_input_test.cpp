@@ -690,8 +690,14 @@ TEST_F(BadSearch, TextThatADamagedIndexHoldsShowsAsReplacementCharacters) {
 
 TEST_F(BadSearch, DamagedManifest) {
   const std::string text = testing::read_all(dir_ / "index/manifest.json");
-  dir_.write("index/manifest.json", text.substr(0, text.size() / 2));
-  expect_error("search port --pipeline pipeline.yaml", "manifest.json is damaged; run `rag index --pipeline pipeline.yaml`");
+  // Cut short, emptied, or not an object: search refuses it, and check fails on it.
+  for (const std::string& broken : {text.substr(0, text.size() / 2), std::string(), std::string("[1, 2]")}) {
+    dir_.write("index/manifest.json", broken);
+    expect_error("search port --pipeline pipeline.yaml", "manifest.json is damaged; run `rag index --pipeline pipeline.yaml`");
+    const Outcome checked = rag("check --pipeline pipeline.yaml --format text");
+    EXPECT_EQ(checked.status, 1) << broken;
+    EXPECT_THAT(checked.out, HasSubstr("damaged")) << broken;
+  }
   json manifest = json::parse(text);
   manifest["segments"] = 7;
   dir_.write("index/manifest.json", manifest.dump());

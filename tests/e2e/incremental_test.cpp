@@ -303,6 +303,13 @@ TEST_F(Incremental, AFileNameThatIsNotUtf8CanBeTouchedAndReported) {
   r = rag("check --pipeline updated.yaml --format json");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(json::parse(r.out)["index"]["why"].get<std::string>(), HasSubstr("1 changed (caf\xef\xbf\xbd.txt)"));
+  // A results file names it as every output does, rather than failing on it after the search.
+  ASSERT_EQ(rag("index --pipeline updated.yaml").status, 0);
+  dir_.write("q.json", R"({"rag_questions": [{"question_id": "a", "question": "latin name file words"}]})");
+  r = rag("search_dataset --dataset_path q.json --save_directory out --pipeline updated.yaml");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(testing::read_all(dir_ / "out/q.json"))["search_results"][0]["retrieved_sources"][0]["file_path"],
+            "corpus/caf\xef\xbf\xbd.txt");
 }
 
 TEST_F(Incremental, AFilePassedOverStaysCountedWhenItChanges) {

@@ -106,6 +106,10 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   if (equals == std::string::npos || equals == 0)
     throw Error("--set wants KEY=VALUE (e.g. --set retriever.options.k1=0.9), got '" + assignment + "'");
   const std::vector<Step> steps = parse_key_path(assignment.substr(0, equals), assignment);
+  // YAML reads nothing as null, which sets the key's default: an unset shell variable
+  // (`--set retriever.options.k1=$K`) would run the default without a word.
+  if (assignment.find_first_not_of(" \t", equals + 1) == std::string::npos)
+    throw Error("--set " + assignment + ": the value is empty; give one, or null for the key's default");
   YAML::Node value;
   try {
     value = YAML::Load(assignment.substr(equals + 1));

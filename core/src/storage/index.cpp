@@ -93,8 +93,9 @@ IndexState inspect_index(const PipelineStages& stages, bool verify) {
   }
   state.kind = IndexState::Kind::stale;
   state.manifest = std::move(*manifest);
-  if (state.manifest.is_null() || !state.manifest.is_object()) {
+  if (state.manifest.is_null() || !state.manifest.is_object()) {  // what search refuses, check fails on
     state.why = display_path(pipeline.index_dir / kManifest) + " is damaged";
+    state.damaged = true;
     return state;
   }
   state.why = incompatibility(state.manifest, stages);
