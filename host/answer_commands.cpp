@@ -144,6 +144,7 @@ int answer(const cli::Invocation& inv) {
   if (!vm->count("query")) throw Error("rag answer: no question given (rag answer \"your question\")");
   std::string query = cli::joined_words((*vm)["query"].as<std::vector<std::string>>());
   if (query == "-") {  // a whole message, as a chat bot passes it on: its lines are one question
+    cli::check_standard_input();
     std::ostringstream in;
     in << std::cin.rdbuf();
     query = in.str();

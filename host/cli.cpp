@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -264,5 +265,11 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 void print(const std::string& text) { std::cout << text << std::endl; }
+
+void check_standard_input() {
+  struct stat status {};
+  if (::fstat(STDIN_FILENO, &status) == 0 && S_ISDIR(status.st_mode))
+    throw Error("standard input is a folder; give a file or a pipe (rag search - < questions.txt)");
+}
 
 }  // namespace rag::cli

@@ -117,4 +117,8 @@ double milliseconds_since(std::chrono::steady_clock::time_point start);
 /// Prints JSON (or any text) to stdout, then a newline.
 void print(const std::string& text);
 
+/// Throws rag::Error when standard input, about to be read ("-"), is a folder (`< /tmp`): reading
+/// it would fail as if it were empty.
+void check_standard_input();
+
 }  // namespace rag::cli

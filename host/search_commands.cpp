@@ -149,6 +149,7 @@ int search(const cli::Invocation& inv) {
     return 0;
   }
   // One query a line; blank lines are passed over, a line that is not UTF-8 stops with its number.
+  cli::check_standard_input();
   std::string line;
   for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

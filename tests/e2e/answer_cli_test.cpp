@@ -188,6 +188,9 @@ TEST_F(AnswerCliTest, EvaluateAnswersAgainstFacts) {
   const Outcome piped = rag("evaluate_answers /dev/stdin --facts facts.json", "cat answers/facts.json |");
   ASSERT_EQ(piped.status, 0) << piped.err;
   EXPECT_THAT(piped.out, HasSubstr("accepted: 2 of 3 (66.7%)"));
+  const Outcome piped_facts = rag("evaluate_answers answers/facts.json --facts /dev/stdin", "cat facts.json |");
+  ASSERT_EQ(piped_facts.status, 0) << piped_facts.err;
+  EXPECT_THAT(piped_facts.out, HasSubstr("accepted: 2 of 3 (66.7%)"));
   const json figures = json::parse(rag("evaluate_answers answers/facts.json --facts facts.json --json").out);
   EXPECT_EQ(figures["accepted"], 2);
   EXPECT_EQ(figures["by_kind"]["out-of-scope"]["accepted"], 1);
@@ -504,7 +507,7 @@ TEST_F(AnswerCliTest, BadInputGetsOneClearLine) {
   expect_error("answer_dataset --student_search_results_path results/answered.json --k 3 --save_directory out",
                "--k applies to --dataset_path");
   expect_error("answer_dataset --student_search_results_path answered.json --save_directory out --pipeline pipeline.yaml",
-               "answered.json: 'k' is missing");
+               "answered.json: a dataset of questions (rag_questions), not a results file");
   dir_.write("foreign.json", R"({"search_results": [{"question_id": "q1", "question_str": "port?", "retrieved_sources":
       [{"file_path": "nowhere.md", "first_character_index": 0, "last_character_index": 5}]}], "k": 1})");
   expect_error("answer_dataset --student_search_results_path foreign.json --save_directory out --pipeline pipeline.yaml",

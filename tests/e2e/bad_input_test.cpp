@@ -282,6 +282,9 @@ TEST_F(BadInput, PipelineFileMissingOrAFolder) {
   expect_error("index --pipeline missing.yaml", "missing.yaml: pipeline file not found");
   fs::create_directories(dir_ / "folder.yaml");
   expect_error("index --pipeline folder.yaml", "folder.yaml: is a folder; pass a pipeline file");
+  dir_.write("locked.yaml", testing::read_all(dir_ / "pipeline.yaml"));
+  fs::permissions(dir_ / "locked.yaml", fs::perms::none);
+  expect_error("check --pipeline locked.yaml", "locked.yaml: cannot read the pipeline file (Permission denied)", unprivileged());
 }
 
 TEST_F(BadInput, PipelineNotYaml) {
@@ -462,6 +465,15 @@ TEST_F(BadData, ResultsFileProblems) {
   dir_.write("unanswered.json", R"({"rag_questions": [{"question_id": "a", "question": "port"}]})");
   dir_.write("results.json", R"({"search_results": [], "k": 5})");
   expect_error("evaluate results.json unanswered.json", "pass an answered dataset");
+  // The two files given in each other's places: said so, not "'k' is missing".
+  expect_error("evaluate answered.json results.json",
+               "answered.json: a dataset of questions (rag_questions), not a results file (search_results, which "
+               "search_dataset writes): is it given in the place of the results?");
+  expect_error("answer_dataset --student_search_results_path answered.json --save_directory out --pipeline pipeline.yaml",
+               "is it given in the place of the results?");
+  expect_error("search_dataset --dataset_path results.json --save_directory out --pipeline pipeline.yaml",
+               "results.json: expected a 'rag_questions' list (this is a results file, which search_dataset writes: "
+               "is it given in the place of the dataset?)");
 }
 
 TEST_F(BadData, FiftyMegabyteFiles) {
@@ -501,6 +513,9 @@ TEST_F(BadSearch, EmptyAndWhitespaceQueries) {
   expect_error("search '' --pipeline pipeline.yaml", "the query is empty");
   expect_error("search ' \t  ' --pipeline pipeline.yaml", "the query is empty");
   expect_error("search --pipeline pipeline.yaml", "no query given");
+  // Read from a folder, standard input would look empty: said instead of searching nothing.
+  expect_error("search - --pipeline pipeline.yaml < repo", "standard input is a folder; give a file or a pipe");
+  expect_error("answer - --pipeline pipeline.yaml < repo", "standard input is a folder");
 }
 
 TEST_F(BadSearch, GibberishFindsNothingWithANote) {

@@ -42,7 +42,8 @@ std::string required_string(const json& entry, const char* key, const std::strin
 
 std::vector<FactQuestion> load_facts(const std::filesystem::path& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw Error(file.string() + ": facts file not found");
+  // Not only regular files: a facts file may come through a pipe (/dev/stdin, <(...)).
+  if (!std::filesystem::exists(file, ec)) throw Error(file.string() + ": facts file not found");
   json root;
   try {
     root = json::parse(read_file(file));

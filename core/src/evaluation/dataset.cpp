@@ -76,7 +76,10 @@ std::vector<Question> load_questions(const std::filesystem::path& file) {
   const json root = parse_json(file);
   const json* list = &root;
   if (root.is_object()) {
-    if (!root.contains("rag_questions")) throw Error(file.string() + ": expected a 'rag_questions' list");
+    if (!root.contains("rag_questions"))
+      throw Error(file.string() + ": expected a 'rag_questions' list" +
+                  (root.contains("search_results") ? " (this is a results file, which search_dataset writes: "
+                                                     "is it given in the place of the dataset?)" : ""));
     list = &root.at("rag_questions");
   }
   if (!list->is_array())
@@ -111,6 +114,9 @@ ResultsFile load_results(const std::filesystem::path& file, json* document) {
   json parsed = parse_json(file);
   const json& root = document ? (*document = std::move(parsed)) : parsed;
   EntryReader top(root, file.string());
+  if (root.is_object() && root.contains("rag_questions") && !root.contains("search_results"))
+    throw Error(file.string() + ": a dataset of questions (rag_questions), not a results file (search_results, "
+                                "which search_dataset writes): is it given in the place of the results?");
   ResultsFile results;
   results.k = top.index("k");
   if (results.k == 0 || results.k > kMaxResultsK)

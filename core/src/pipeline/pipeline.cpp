@@ -1,6 +1,7 @@
 #include "rag/pipeline.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <set>
 
@@ -211,9 +212,11 @@ Pipeline Pipeline::load(const std::filesystem::path& path, const std::vector<std
     throw Error(shown + ": pipeline file not found (pipelines live in configs/<name>.yaml; pass --pipeline NAME or FILE)");
   if (std::filesystem::is_directory(file, ec))
     throw Error(shown + ": is a folder; pass a pipeline file (configs/<name>.yaml)");
+  std::ifstream text(file, std::ios::binary);
+  if (!text) throw Error(shown + ": cannot read the pipeline file (" + std::strerror(errno) + ")");
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file.string());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     // yaml-cpp's words for a tab in indentation ("illegal map value") do not say what is wrong.
     std::string hint;
