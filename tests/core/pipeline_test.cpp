@@ -212,6 +212,11 @@ TEST(Pipeline, OverridesThatChangeTheIndexGetAFolderOfTheirOwn) {
   EXPECT_NE(Pipeline::load(file, {"retriever.options.k1=1.0"}).index_dir, tuned.index_dir);
   // What does not change the index (names, the generator, a value as written) keeps its folder.
   EXPECT_EQ(Pipeline::load(file, {"generator={plugin: extractive}", "description=x"}).index_dir, written.index_dir);
+  // A generator section that names no plugin is the default one's options.
+  const Pipeline shorter = Pipeline::load(file, {"generator.options.max_chars=200"});
+  EXPECT_EQ(shorter.generator.plugin, "extractive");
+  EXPECT_EQ(shorter.generator.options["max_chars"].as<int>(), 200);
+  EXPECT_EQ(shorter.index_dir, written.index_dir);
   EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=1.5"}).index_dir, written.index_dir);
   // Numbers by value, however they are spelt; a quoted one is a string.
   EXPECT_EQ(Pipeline::load(file, {"retriever.options.k1=1.50"}).index_dir, written.index_dir);

@@ -80,10 +80,13 @@ class Section {
   std::set<std::string> known_;
 };
 
-PluginChoice read_plugin_choice(Section& parent, const std::string& key, const std::string& file) {
+// `fallback`: the plugin of a section that names none (the generator's; a retriever must be named).
+PluginChoice read_plugin_choice(Section& parent, const std::string& key, const std::string& file,
+                                const char* fallback = nullptr) {
   Section s(parent.required(key), key, file);
   PluginChoice choice;
-  choice.plugin = s.string("plugin", s.required("plugin"));
+  const YAML::Node plugin = fallback ? s.optional("plugin") : s.required("plugin");
+  choice.plugin = plugin.IsDefined() ? s.string("plugin", plugin) : fallback;
   choice.options = s.optional("options");
   choice.where = file + ": " + key;
   // `search:` holds options that change how the index is searched, not what it holds: the plugin
@@ -181,8 +184,10 @@ Pipeline parse(const YAML::Node& root, const std::filesystem::path& path, const 
   }
 
   p.retriever = read_plugin_choice(top, "retriever", file);
+  // Extractive unless named otherwise, also for a section that only sets options
+  // (`--set generator.options.max_chars=200` on a pipeline without one).
   if (const YAML::Node g = top.optional("generator"); g.IsDefined()) {
-    p.generator = read_plugin_choice(top, "generator", file);
+    p.generator = read_plugin_choice(top, "generator", file, "extractive");
   } else {
     p.generator = {"extractive", YAML::Node(YAML::NodeType::Undefined), file + ": generator", {}};
   }
