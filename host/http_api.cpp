@@ -7,7 +7,9 @@
 #include <cctype>
 #include <charconv>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <deque>
 #include <iostream>
@@ -234,7 +236,9 @@ struct StreamStopped {
 RequestLog::RequestLog(const std::string& file) : out_(&std::cerr) {
   if (file.empty()) return;
   file_.open(file, std::ios::app);
-  if (!file_) throw Error(file + ": cannot open the log file for appending; choose a file you can write to");
+  if (!file_)
+    throw Error(file + ": cannot open the log file for appending (" + std::strerror(errno) +
+                "); choose a file you can write to");
   out_ = &file_;
 }
 

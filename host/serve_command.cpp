@@ -1,5 +1,6 @@
 // `rag serve`: the HTTP API and web page over pipelines kept loaded (see docs/http-api.md). Built
 // as the module librag_serve.so, which the host loads when the command runs (see main.cpp).
+#include <netdb.h>
 #include <pthread.h>
 #include <boost/dll/alias.hpp>
 #include <signal.h>
@@ -57,6 +58,14 @@ int serve(const cli::Invocation& inv) {
   if (!vm) return 0;
   cli::HttpLimits limits;
   const std::string host = (*vm)["host"].as<std::string>();
+  // Said apart from a port that is taken: "999.1.1.1" or a mistyped name is no address at all.
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int failed = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); failed != 0)
+    throw Error("--host " + host + " is not an address, nor a name this machine resolves (" + ::gai_strerror(failed) +
+                "); give one of this machine's addresses, e.g. 127.0.0.1");
+  ::freeaddrinfo(found);
   const auto port = static_cast<int>(bounded(*vm, "port", 0, 65535));
   limits.threads = static_cast<std::size_t>(bounded(*vm, "threads", 2, 1024));
   limits.max_in_flight = limits.threads;

@@ -724,6 +724,10 @@ TEST_F(ServeTest, BadStartsAreOneErrorLine) {
   expect_error("serve --pipeline unindexed.yaml", "no index at none-yet");
   ServeProcess first(dir_.path(), "--pipeline pipeline.yaml");
   expect_error("serve --pipeline pipeline.yaml --port " + std::to_string(first.port()), "cannot listen on 127.0.0.1:");
+  expect_error("serve --pipeline pipeline.yaml --host 999.1.1.1",
+               "--host 999.1.1.1 is not an address, nor a name this machine resolves");
+  expect_error("serve --pipeline pipeline.yaml --port 0 --log nowhere/x.log",
+               "nowhere/x.log: cannot open the log file for appending (No such file or directory)");
 }
 
 }  // namespace
