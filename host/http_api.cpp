@@ -366,6 +366,18 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
       refuse(response, 405, request.path + " takes " + method + ", not " + request.method);
       return Handled::Handled;
     }
+  // The page's files are read, and an unknown path is one before anything about its body counts
+  // ("POST /nope" without a body is not found, not a request without a Content-Length).
+  const bool page = is_page(request.path);
+  if (page && request.method != "GET" && request.method != "HEAD") {
+    response.set_header("Allow", "GET, HEAD");
+    refuse(response, 405, request.path + " takes GET, not " + request.method);
+    return Handled::Handled;
+  }
+  if (!page && std::none_of(routes().begin(), routes().end(), [&](const auto& r) { return r.first == request.path; })) {
+    refuse(response, 404, "no route " + request.path + " (see docs/http-api.md)");
+    return Handled::Handled;
+  }
   // Bodies are taken only whole and plain: httplib checks its size limit against Content-Length
   // alone, and would inflate a compressed body past it.
   if (request.has_header("Transfer-Encoding")) {

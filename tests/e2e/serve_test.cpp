@@ -322,6 +322,11 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   expect(c.Post("/api/answer", std::string(70 * 1024, ' '), "application/json"), 413, "larger than the limit");
   expect(c.Post("/api/search", "", "text/plain"), 405, "/api/search takes GET, not POST");
   expect(c.Get("/api/nothing"), 404, "no route /api/nothing");
+  expect(c.Post("/api/nothing", "", "application/json"), 404, "no route /api/nothing");
+  EXPECT_EQ(status_of(raw_exchange(server.port(), "POST /nope HTTP/1.1\r\nHost: x\r\n\r\n")), 404);
+  const auto page_posted = c.Post("/", "x", "text/plain");
+  EXPECT_EQ(page_posted->status, 405);
+  EXPECT_EQ(page_posted->get_header_value("Allow"), "GET, HEAD");
   // A form body (curl -d without -H) has httplib's smaller cap, which the refusal names.
   expect(c.Post("/api/answer", "{\"question\": \"" + std::string(9000, 'x') + "\"}", "application/x-www-form-urlencoded"),
          413, "send the JSON with Content-Type: application/json");
