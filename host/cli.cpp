@@ -41,6 +41,16 @@ std::optional<po::variables_map> parse(const Invocation& inv, const std::string&
   } catch (const po::error& e) {
     throw Error("rag " + inv.command + ": " + e.what() + " (see `rag " + inv.command + " --help`)");
   }
+  // An empty file name or value ('' from an unset shell variable) would be met later as ": file
+  // not found". The query says so itself (an empty question is refused as such).
+  for (const auto& [name, value] : vm) {
+    const po::option_description* option = options.find_nothrow(name, false);
+    if (name == "query" || !option || option->semantic()->min_tokens() == 0) continue;  // a flag (--json) is empty
+    const auto* text = boost::any_cast<std::string>(&value.value());
+    const auto* texts = boost::any_cast<std::vector<std::string>>(&value.value());
+    if ((text && text->empty()) || (texts && std::find(texts->begin(), texts->end(), "") != texts->end()))
+      throw Error("rag " + inv.command + ": --" + name + " is empty; give a value (see `rag " + inv.command + " --help`)");
+  }
   return vm;
 }
 

@@ -827,6 +827,16 @@ TEST_F(BadOutput, SaveDirectoryCannotBeCreated) {
   expect_error("chunks --export a-file/chunks.jsonl --pipeline pipeline.yaml", "a-file: not a folder");
 }
 
+// An empty name ('' from an unset shell variable) is said to be empty, not looked for as a file.
+TEST_F(BadOutput, EmptyNamesAreSaidToBeEmpty) {
+  expect_error("search_dataset --dataset_path one.json --save_directory '' --pipeline pipeline.yaml",
+               "rag search_dataset: --save_directory is empty; give a value");
+  expect_error("chunks --export '' --pipeline pipeline.yaml", "--export is empty");
+  expect_error("evaluate '' one.json", "is empty; give a value");
+  expect_error("search port --pipeline ''", "--pipeline is empty");
+  expect_error("search port --set '' --pipeline pipeline.yaml", "--set is empty");
+}
+
 TEST_F(BadOutput, FilesGoOnlyIntoFoldersThatExist) {
   // A mistyped folder is an error, not a folder made where nobody looks.
   expect_error("chunks --export nowhere/deep/x.jsonl --pipeline pipeline.yaml", "nowhere/deep: no such folder");
