@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <condition_variable>
 #include <cerrno>
 #include <cstdlib>
@@ -219,6 +220,12 @@ std::optional<T> body_field(const json& body, const char* name) {
   if constexpr (std::is_same_v<T, std::string>) {
     if (!value.is_string()) throw RequestError(400, std::string(name) + " must be a string");
   } else {
+    // 5.0 is the whole number 5, as the grader reads a results file's (Python writes a float 5 so).
+    if (value.is_number_float()) {
+      const double number = value.get<double>();
+      if (std::isfinite(number) && number == std::floor(number) && std::fabs(number) < 1e15)
+        return static_cast<T>(number);
+    }
     if (!value.is_number_integer()) throw RequestError(400, std::string(name) + " must be a whole number");
   }
   return value.get<T>();

@@ -317,6 +317,10 @@ TEST_F(ServeTest, ErrorsAreJsonWithTheRightStatus) {
   expect(c.Post("/api/answer", R"(["port"])", "application/json"), 400, "must be a JSON object");
   expect(c.Post("/api/answer", R"({"k": 3})", "application/json"), 400, "question is missing");
   expect(c.Post("/api/answer", R"({"question": 5})", "application/json"), 400, "question must be a string");
+  expect(c.Post("/api/answer", R"({"question": "port", "k": 2.5})", "application/json"), 400, "k must be a whole number");
+  const auto whole = c.Post("/api/answer", R"({"question": "port", "k": 2.0})", "application/json");
+  ASSERT_EQ(whole->status, 200) << whole->body;
+  EXPECT_LE(json::parse(whole->body)["sources"].size(), 2u);
   expect(c.Post("/api/answer", R"({"question": "port", "max_message_chars": 10})", "application/json"), 400,
          "max_message_chars must be between");
   expect(c.Post("/api/answer", std::string(70 * 1024, ' '), "application/json"), 413, "larger than the limit");
