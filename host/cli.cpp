@@ -48,8 +48,14 @@ std::optional<po::variables_map> parse(const Invocation& inv, const std::string&
     if (name == "query" || !option || option->semantic()->min_tokens() == 0) continue;  // a flag (--json) is empty
     const auto* text = boost::any_cast<std::string>(&value.value());
     const auto* texts = boost::any_cast<std::vector<std::string>>(&value.value());
-    if ((text && text->empty()) || (texts && std::find(texts->begin(), texts->end(), "") != texts->end()))
-      throw Error("rag " + inv.command + ": --" + name + " is empty; give a value (see `rag " + inv.command + " --help`)");
+    if ((text && text->empty()) || (texts && std::find(texts->begin(), texts->end(), "") != texts->end())) {
+      bool argument = false;  // given by position (RESULTS), not as --name
+      for (unsigned i = 0; i < std::min(positional.max_total_count(), 8u); ++i) argument = argument || positional.name_for_position(i) == name;
+      std::string upper = name;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      throw Error("rag " + inv.command + ": " + (argument ? upper : "--" + name) + " is empty; give a value (see `rag " +
+                  inv.command + " --help`)");
+    }
   }
   return vm;
 }
@@ -278,8 +284,9 @@ void print(const std::string& text) { std::cout << text << std::endl; }
 
 void check_standard_input() {
   struct stat status {};
-  if (::fstat(STDIN_FILENO, &status) == 0 && S_ISDIR(status.st_mode))
-    throw Error("standard input is a folder; give a file or a pipe (rag search - < questions.txt)");
+  if (::fstat(STDIN_FILENO, &status) != 0)
+    throw Error(std::string("standard input cannot be read (") + std::strerror(errno) + "); give a file or a pipe");
+  if (S_ISDIR(status.st_mode)) throw Error("standard input is a folder; give a file or a pipe (rag search - < questions.txt)");
 }
 
 }  // namespace rag::cli

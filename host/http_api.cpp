@@ -419,7 +419,7 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
       return Handled::Handled;
     }
   }
-  const bool open = request.path == "/healthz" || (request.method == "GET" && is_page(request.path));
+  const bool open = request.path == "/healthz" || page;  // other methods on the page's files were refused above
   if (!token_.empty() && !open) {
     const std::string header = request.get_header_value("Authorization");
     // The scheme's name is case-insensitive (RFC 9110), the token is not.

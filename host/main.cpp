@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -94,11 +95,12 @@ int main(int argc, char** argv) {
   }
   try {
     const int status = it->second.run({name, std::vector<std::string>(argv + 2, argv + argc)});
-    // What a command prints goes through std::cout, which fails quietly (a full disk, a file-size
-    // limit): said here, or a script would take cut-off output for a whole one.
-    if (!std::cout.flush()) {
-      std::cerr << "error: the output could not be written whole (" << std::strerror(errno)
-                << "); the disk is full or a file-size limit was reached\n";
+    // What a command prints (std::cout, or printf for a few tables) fails quietly: a full disk, a
+    // file-size limit, a closed descriptor. Said here, or a script would take cut-off output for a
+    // whole one. errno is the last failure's, which is the write's unless something failed since.
+    const bool flushed = static_cast<bool>(std::cout.flush()) && std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+    if (!flushed) {
+      std::cerr << "error: the output could not be written whole (" << std::strerror(errno) << ")\n";
       return 1;
     }
     return status;

@@ -111,6 +111,7 @@ int search(const cli::Invocation& inv) {
   if (vm->count("truth"))
     for (const auto& t : (*vm)["truth"].as<std::vector<std::string>>()) truths.push_back(parse_truth(t));
   if (from_input && !truths.empty()) throw Error("rag search: --truth is for one query; with - use search_dataset and evaluate");
+  if (from_input) cli::check_standard_input();  // before the index is opened
 
   cli::LoadedPipeline loaded(*vm);
   const Index index(loaded.stages);
@@ -149,7 +150,6 @@ int search(const cli::Invocation& inv) {
     return 0;
   }
   // One query a line; blank lines are passed over, a line that is not UTF-8 stops with its number.
-  cli::check_standard_input();
   std::string line;
   for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

@@ -58,9 +58,12 @@ int serve(const cli::Invocation& inv) {
   if (!vm) return 0;
   cli::HttpLimits limits;
   const std::string host = (*vm)["host"].as<std::string>();
-  // Said apart from a port that is taken: "999.1.1.1" or a mistyped name is no address at all.
+  // Said apart from a port that is taken: "999.1.1.1" or a mistyped name is no address at all. A
+  // host of digits and dots (or an IPv6 address) is read as an address only, without asking DNS.
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
+  if (host.find_first_not_of("0123456789.") == std::string::npos || host.find(':') != std::string::npos)
+    hints.ai_flags = AI_NUMERICHOST;
   addrinfo* found = nullptr;
   if (const int failed = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); failed != 0)
     throw Error("--host " + host + " is not an address, nor a name this machine resolves (" + ::gai_strerror(failed) +

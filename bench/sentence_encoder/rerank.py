@@ -1,8 +1,8 @@
 """Recall@5 of BM25's top 20 re-ranked by a sentence encoder's cosine (run.sh says how).
 
 Usage: rerank.py WORK SET.json...; the first three sets are the public datasets whose held-out
-folds choose the weight (5 folds, questions grouped by their truth file, the three datasets
-weighing the same, as `rag tune` does); the others are only scored.
+folds choose the weight (5 folds, the questions of one truth file in one fold, the three
+datasets weighing the same, the smaller weight on a tie); the others are only scored.
 """
 import json, math, os, random, sys
 
@@ -20,7 +20,9 @@ def iou(a0, a1, b0, b1):
 
 
 def relative(p):
-    return p[p.find("data/raw/"):]
+    at = p.find("data/raw/")
+    assert at >= 0, p
+    return p[at:]
 
 
 def recall5(ranked, truth):
@@ -34,7 +36,9 @@ def load(work, path, vectors):
     name = os.path.basename(path)[:-5]
     rows = [json.loads(l) for l in open(os.path.join(work, "top20", name + ".jsonl"))]
     out = []
+    assert len(questions) == len(rows), name
     for q, row in zip(questions, rows):
+        assert row["query"] == q["question"].replace("\n", " "), (name, q["question_id"])
         qv = vectors["q:" + row["query"]]
         cands = [{"file": relative(c["file_path"]), "first": c["first_character_index"],
                   "last": c["last_character_index"], "score": c["score"],
@@ -76,8 +80,11 @@ def main():
         def train(wi):
             return sum(sum(s for s, f in zip(scores[n][wi], fold_of[n]) if f != fold) /
                        max(1, sum(1 for f in fold_of[n] if f != fold)) for n, _ in tuned)
-        best = max(range(len(WEIGHTS)), key=train)
+        trained = [train(wi) for wi in range(len(WEIGHTS))]
+        best = trained.index(max(trained))  # the smaller weight on a tie
         chosen.append(WEIGHTS[best])
+        if trained.count(max(trained)) > 1:
+            print("  fold %d: weights tied at its best: %s" % (fold, [WEIGHTS[i] for i, t in enumerate(trained) if t == max(trained)]))
         for n, _ in tuned:
             held[n][0] += sum(s for s, f in zip(scores[n][0], fold_of[n]) if f == fold)
             held[n][1] += sum(s for s, f in zip(scores[n][best], fold_of[n]) if f == fold)

@@ -24,6 +24,10 @@ for q in json.load(open(sys.argv[1]))["rag_questions"]: print(q["question"].repl
 ' "$set" | build/release/rag search - --k 20 --json --as-written > "$work/top20/$(basename "$set" .json).jsonl"
 done
 cp bench/sentence_encoder/embed.mjs "$work/"
-# One Node.js process per core, each embedding every other batch of texts.
-node "$work/embed.mjs" "$work" 0 2 & node "$work/embed.mjs" "$work" 1 2 & wait
+rm -f "$work"/embeddings.*.json
+# One Node.js process per core, each embedding every other batch of texts; either failing stops here.
+node "$work/embed.mjs" "$work" 0 2 & first=$!
+node "$work/embed.mjs" "$work" 1 2 & second=$!
+wait "$first"
+wait "$second"
 python3 bench/sentence_encoder/rerank.py "$work" $sets | tee "$work/report.txt"

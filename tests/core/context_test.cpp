@@ -302,6 +302,9 @@ TEST(RenderTemplate, ReplacesPlaceholdersAndEscapedBraces) {
 TEST(CitedNumbers, FindsEachCitationOnceInOrder) {
   EXPECT_EQ(cited_numbers("A [2]. B [1, 3][2]. C [12]"), (std::vector<int>{2, 1, 3, 12}));
   EXPECT_EQ(cited_numbers("see [the docs](x) and a[i] and [] and [1"), std::vector<int>{});
+  // With the number of sources: a list holding a number that is no source's is quoted text.
+  EXPECT_EQ(cited_numbers("Ranks [1, 32, 64] work [2]. See [3][0].", 3), (std::vector<int>{2, 3}));
+  EXPECT_EQ(cited_numbers("Ranks [1, 32, 64] work [2].", 100), (std::vector<int>{1, 32, 64, 2}));
   // Brackets in quoted code or logs are lists, not citations (a log line's "bs:[1, 32, 4]").
   EXPECT_EQ(cited_numbers("A log [1]\n\n```\nbs:[1, 32, 4], seq:[128]\n```\nand `x[4]` then [2]"), (std::vector<int>{1, 2}));
   EXPECT_EQ(cited_numbers("an unclosed ` quotes nothing [3]"), std::vector<int>{3});

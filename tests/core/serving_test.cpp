@@ -32,6 +32,8 @@ TEST(ChatMessages, PacksParagraphsAndCarriesTheirCitations) {
   EXPECT_THAT(parts[1].sources, ElementsAre(1, 3));
   EXPECT_TRUE(split_for_chat("", 100).empty());
   EXPECT_THROW(split_for_chat(answer, 10), Error);
+  // Told how many sources there are, a quoted list is not taken for citations.
+  EXPECT_THAT(split_for_chat("Ranks [1, 32, 64] work [2].", 1000, 3)[0].sources, ElementsAre(2));
 }
 
 TEST(ChatMessages, LongParagraphsAreCutAtSentences) {

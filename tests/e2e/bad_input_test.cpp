@@ -725,6 +725,11 @@ TEST_F(BadSearch, DamagedManifest) {
   manifest["files"] = "none";
   dir_.write("index/manifest.json", manifest.dump());
   expect_error("search port --pipeline pipeline.yaml", "is damaged; run `rag index --pipeline pipeline.yaml`");
+  EXPECT_EQ(rag("check --pipeline pipeline.yaml").status, 1) << "a manifest of the wrong shape";
+  manifest["files"] = json::parse(text)["files"];
+  manifest["segments"] = 7;
+  dir_.write("index/manifest.json", manifest.dump());
+  EXPECT_EQ(rag("check --pipeline pipeline.yaml").status, 1);
   // A segment list emptied, or a segment named twice: the chunks no longer add up.
   manifest = json::parse(text);
   manifest["segments"] = json::array();
@@ -779,6 +784,27 @@ TEST_F(BadSearch, TruncatedIndexFiles) {
     dir_.write("index/manifest.json", manifest.dump());
   }
   expect_success("search port --pipeline pipeline.yaml");
+}
+
+// A kept file's header overwritten with its time put back, then an update: the manifest goes on
+// saying the file is rag's own (not read again from the damaged file), so check still finds it.
+TEST_F(BadSearch, AnUpdateKeepsAKeptFileMarkedAsRags) {
+  const std::string path = segment_file("retriever/bm25.bin");
+  const auto written = fs::last_write_time(dir_ / path);
+  std::string bytes = testing::read_all(dir_ / path);
+  bytes[0] = static_cast<char>(bytes[0] ^ 0x10);
+  dir_.write(path, bytes);
+  fs::last_write_time(dir_ / path, written);
+  dir_.write("repo/more.txt", "more words about the port\n");
+  expect_success("index --pipeline pipeline.yaml");
+  for (const auto& f : json::parse(testing::read_all(dir_ / "index/manifest.json"))["files"]) {
+    if ("index/" + f["path"].get<std::string>() == path) {
+      EXPECT_TRUE(f["binary"].get<bool>()) << path;
+    }
+  }
+  const Outcome checked = rag("check --pipeline pipeline.yaml --format text");
+  EXPECT_EQ(checked.status, 1);
+  EXPECT_THAT(checked.out, HasSubstr("is not an index file of this program"));
 }
 
 // Search reads only what it needs, so a flipped byte may go unseen by it (never a crash);

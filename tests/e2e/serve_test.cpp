@@ -414,6 +414,7 @@ TEST_F(ServeTest, TheTokenGuardsEveryRouteButHealth) {
   auto c = client(server);
   EXPECT_EQ(c.Get("/healthz")->status, 200);
   EXPECT_EQ(c.Get("/")->status, 200);  // the page holds no data; it asks for the token
+  EXPECT_EQ(c.Head("/")->status, 200);  // HEAD goes where GET does
   EXPECT_EQ(c.Get("/api/search?q=port")->status, 401);
   EXPECT_EQ(c.Get("/metrics")->status, 401);
   EXPECT_EQ(c.Get("/api/search?q=port", {{"Authorization", "Bearer wrong"}})->status, 401);

@@ -3,6 +3,7 @@
 // Slack, Discord): at paragraph, then sentence, then line boundaries, never inside a code block
 // (a block that must be cut is closed and opened again), each part with the sources it cites.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@ struct ChatMessagePart {
 
 /// `answer` in parts of at most `max_chars` code points each (`max_chars` >= 40, so that a code
 /// fence and some of its code fit). Parts are trimmed and never empty; an empty answer gives none.
-std::vector<ChatMessagePart> split_for_chat(std::string_view answer, std::size_t max_chars);
+/// `sources`: how many the answer may cite (cited_numbers).
+std::vector<ChatMessagePart> split_for_chat(std::string_view answer, std::size_t max_chars, std::size_t sources = SIZE_MAX);
 
 }  // namespace rag

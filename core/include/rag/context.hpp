@@ -101,7 +101,8 @@ std::string render_template(std::string_view text,
                             const std::vector<std::pair<std::string_view, std::string>>& values);
 
 /// The source numbers an answer cites ("[1]", "[2, 3]", "[1][4]"), each once, in order of first
-/// citation; brackets in code (fenced blocks, `inline` spans) are not citations.
-std::vector<int> cited_numbers(std::string_view answer);
+/// citation; brackets in code (fenced blocks, `inline` spans) are not citations, nor a list in
+/// brackets of which a number is not between 1 and `sources` (text the answer quotes).
+std::vector<int> cited_numbers(std::string_view answer, std::size_t sources = SIZE_MAX);
 
 }  // namespace rag

@@ -83,8 +83,7 @@ AnsweredQuestion answer_question(const Index& index, const QueryTranslator& tran
 
 std::vector<const Evidence*> cited_evidence(const std::string& answer, const std::vector<Evidence>& evidence) {
   std::vector<const Evidence*> out;
-  for (const int n : cited_numbers(answer))
-    if (n >= 1 && static_cast<std::size_t>(n) <= evidence.size()) out.push_back(&evidence[static_cast<std::size_t>(n - 1)]);
+  for (const int n : cited_numbers(answer, evidence.size())) out.push_back(&evidence[static_cast<std::size_t>(n - 1)]);
   return out;
 }
 

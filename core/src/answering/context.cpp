@@ -457,7 +457,7 @@ std::string render_template(std::string_view text,
   return out;
 }
 
-std::vector<int> cited_numbers(std::string_view answer) {
+std::vector<int> cited_numbers(std::string_view answer, std::size_t sources) {
   std::vector<int> out;
   // Read in the prose only: "[1, 32, 4]" in quoted code or a log line is a list, not citations.
   const auto read = [&](std::string_view prose) {
@@ -466,6 +466,7 @@ std::vector<int> cited_numbers(std::string_view answer) {
       if (close == std::string_view::npos) break;
       const std::string_view inside = prose.substr(open + 1, close - open - 1);
       if (inside.empty() || inside.find_first_not_of("0123456789, ") != std::string_view::npos) continue;
+      std::vector<int> group;
       int number = 0;
       bool digits = false;
       for (std::size_t k = 0; k <= inside.size(); ++k) {
@@ -473,11 +474,16 @@ std::vector<int> cited_numbers(std::string_view answer) {
           if (number < 100000) number = number * 10 + (inside[k] - '0');
           digits = true;
         } else {
-          if (digits && std::find(out.begin(), out.end(), number) == out.end()) out.push_back(number);
+          if (digits) group.push_back(number);
           number = 0;
           digits = false;
         }
       }
+      // A list of which any number is no source's is the quoted text's ("ranks [1, 32, 64]").
+      if (std::any_of(group.begin(), group.end(), [&](int n) { return n < 1 || static_cast<std::size_t>(n) > sources; }))
+        continue;
+      for (const int n : group)
+        if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
     }
   };
   // A fence is closed by one of its own character at least as long (CommonMark): a "~~~" line

@@ -150,7 +150,7 @@ struct Piece {
 
 }  // namespace
 
-std::vector<ChatMessagePart> split_for_chat(std::string_view answer, std::size_t max_chars) {
+std::vector<ChatMessagePart> split_for_chat(std::string_view answer, std::size_t max_chars, std::size_t sources) {
   if (max_chars < 40) throw Error("messages of fewer than 40 characters cannot hold an answer");
   const std::vector<Block> blocks = blocks_of(answer);
   std::vector<bool> table(blocks.size());
@@ -167,11 +167,11 @@ std::vector<ChatMessagePart> split_for_chat(std::string_view answer, std::size_t
     else cut = block.code ? cut_code(block, max_chars) : table[b] ? cut_table(block, max_chars) : cut_text(block.text, max_chars);
     const bool introduces = !shown(b) && block.text.ends_with(':') && b + 1 < blocks.size() && shown(b + 1);
     for (std::size_t c = 0; c < cut.size(); ++c) {
-      std::vector<int> sources = cited_numbers(cut[c]);
-      if (sources.empty() && shown(b)) sources = introduced;
-      pieces.push_back({std::move(cut[c]), std::move(sources), introduces && c + 1 == cut.size()});
+      std::vector<int> cited = cited_numbers(cut[c], sources);
+      if (cited.empty() && shown(b)) cited = introduced;
+      pieces.push_back({std::move(cut[c]), std::move(cited), introduces && c + 1 == cut.size()});
     }
-    introduced = introduces ? cited_numbers(block.text) : std::vector<int>();
+    introduced = introduces ? cited_numbers(block.text, sources) : std::vector<int>();
   }
   std::vector<ChatMessagePart> parts;
   ChatMessagePart part;

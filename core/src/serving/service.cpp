@@ -297,12 +297,9 @@ json Service::answer(std::string_view name, const std::string& question, long lo
   out["generation"] = generation_id;
   if (max_message_chars != 0) {
     json messages = json::array();
-    // Brackets past the sources' numbers are the quoted text's ("ranks [16, 32, 64]"), not citations.
-    const auto sources = static_cast<int>(answered.request.evidence.size());
-    for (auto& part : split_for_chat(answered.answer, static_cast<std::size_t>(max_message_chars))) {
-      std::erase_if(part.sources, [&](int n) { return n < 1 || n > sources; });
+    for (const auto& part : split_for_chat(answered.answer, static_cast<std::size_t>(max_message_chars),
+                                           answered.request.evidence.size()))
       messages.push_back({{"text", part.text}, {"sources", part.sources}});
-    }
     out["messages"] = std::move(messages);
   }
   return out;

@@ -133,8 +133,9 @@ void verify_binary_file(const std::filesystem::path& path, bool written_as_binar
     const std::string_view all = file.bytes();
     // Without its header, BinaryReader says what is wrong (truncated, not a file of ours).
     if (all.size() < kHeaderSize || all.substr(0, kMagic.size()) != kMagic) {
-      if (written_as_binary) BinaryReader(path, "", 0);
-      return;
+      if (!written_as_binary) return;
+      BinaryReader(path, "", 0);  // throws: truncated, or not a file of ours
+      throw Error(path.string() + " is not an index file of this program: the index is damaged; run `rag index --full` to rebuild it");
     }
     kind = std::string(all.substr(8, kKindSize));
     kind = kind.substr(0, kind.find('\0'));

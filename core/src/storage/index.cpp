@@ -123,8 +123,9 @@ IndexState inspect_index(const PipelineStages& stages, bool verify) {
       state.why = "the corpus at " + pipeline.corpus_root + " has files the index passed over as unreadable that can be read now";
       return state;
     }
-  } catch (const json::exception&) {
+  } catch (const json::exception&) {  // a manifest of the wrong shape ("files": "none"): search refuses it too
     state.why = display_path(pipeline.index_dir / kManifest) + " is damaged";
+    state.damaged = true;
     return state;
   } catch (const Error& e) {
     state.why = e.what();  // damaged, or the corpus is gone

@@ -449,11 +449,21 @@ json commit(const PipelineStages& stages, const CorpusListing& listing, Generati
   const Pipeline& pipeline = stages.pipeline();
   json segment_list = json::array(), files = json::array();
   std::map<std::string, std::size_t> kinds;
+  // Whether BinaryWriter wrote a file is read from the file when this run wrote it, and carried
+  // over from the manifest for the files it kept: read again, a kept file whose header was since
+  // overwritten would be recorded as another format, and pass every check after.
+  std::map<std::string, bool> kept_binary;
+  if (old.is_object() && old.contains("files") && old["files"].is_array())
+    for (const json& f : old["files"])
+      if (f.is_object() && f.contains("path") && f["path"].is_string() && f.contains("binary") && f["binary"].is_boolean())
+        kept_binary[f["path"].get<std::string>()] = f["binary"].get<bool>();
   const auto list = [&](const fs::path& path) {
-    files.push_back({{"path", path.lexically_relative(pipeline.index_dir).generic_string()},
+    const std::string relative = path.lexically_relative(pipeline.index_dir).generic_string();
+    const auto kept = kept_binary.find(relative);
+    files.push_back({{"path", relative},
                      {"size", fs::file_size(path)},
                      {"modified", modified_time(path)},
-                     {"binary", is_binary_file(path)}});
+                     {"binary", kept != kept_binary.end() ? kept->second : is_binary_file(path)}});
   };
   for (OpenSegment& s : segments) {
     if (diff.lost_files.count(s.name)) writer.write_removals(s, generation);
