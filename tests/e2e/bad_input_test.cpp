@@ -797,7 +797,8 @@ TEST_F(BadSearch, AnUpdateKeepsAKeptFileMarkedAsRags) {
   fs::last_write_time(dir_ / path, written);
   dir_.write("repo/more.txt", "more words about the port\n");
   expect_success("index --pipeline pipeline.yaml");
-  for (const auto& f : json::parse(testing::read_all(dir_ / "index/manifest.json"))["files"]) {
+  const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+  for (const auto& f : manifest["files"]) {
     if ("index/" + f["path"].get<std::string>() == path) {
       EXPECT_TRUE(f["binary"].get<bool>()) << path;
     }
