@@ -141,6 +141,13 @@ bool is_page(const std::string& path) {
   return false;
 }
 
+// The method of the route at `path`, or null when no route is there.
+const std::string* route_method(const std::string& path) {
+  for (const auto& [route, method] : routes())
+    if (route == path) return &method;
+  return nullptr;
+}
+
 void send_json(httplib::Response& response, int status, const json& body) {
   response.status = status;
   response.set_content(json_text(body), "application/json");
@@ -356,33 +363,28 @@ httplib::Server::HandlerResponse HttpApi::before(const httplib::Request& request
   }
   // A browser asks another origin's leave before a POST of JSON or a request with a token (a
   // CORS preflight): what the route takes, and the headers it reads.
-  if (!cors_origin_.empty() && request.method == "OPTIONS")
-    for (const auto& [path, method] : routes())
-      if (path == request.path) {
-        response.status = 204;
-        response.set_header("Access-Control-Allow-Methods", method);
-        response.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept");
-        response.set_header("Access-Control-Max-Age", "600");
-        return Handled::Handled;
-      }
-  // A route asked with another method is refused before its body is read or looked at.
-  // HEAD goes where GET does (httplib answers it with the GET handler's headers alone).
-  for (const auto& [path, method] : routes())
-    if (path == request.path && method != request.method && !(method == "GET" && request.method == "HEAD")) {
-      response.set_header("Allow", method == "GET" ? "GET, HEAD" : method);
-      refuse(response, 405, request.path + " takes " + method + ", not " + request.method);
-      return Handled::Handled;
-    }
-  // The page's files are read, and an unknown path is one before anything about its body counts
-  // ("POST /nope" without a body is not found, not a request without a Content-Length).
-  const bool page = is_page(request.path);
-  if (page && request.method != "GET" && request.method != "HEAD") {
-    response.set_header("Allow", "GET, HEAD");
-    refuse(response, 405, request.path + " takes GET, not " + request.method);
+  const std::string* const route = route_method(request.path);
+  if (!cors_origin_.empty() && request.method == "OPTIONS" && route) {
+    response.status = 204;
+    response.set_header("Access-Control-Allow-Methods", *route);
+    response.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept");
+    response.set_header("Access-Control-Max-Age", "600");
     return Handled::Handled;
   }
-  if (!page && std::none_of(routes().begin(), routes().end(), [&](const auto& r) { return r.first == request.path; })) {
+  // A path asked with another method than its own (a route's, GET for the page's files) is refused
+  // before its body is read or looked at, and an unknown path before anything about its body counts
+  // ("POST /nope" without a body is not found, not a request without a Content-Length). HEAD goes
+  // where GET does (httplib answers it with the GET handler's headers alone).
+  static const std::string kGet = "GET";
+  const bool page = is_page(request.path);
+  const std::string* const method = route ? route : page ? &kGet : nullptr;
+  if (!method) {
     refuse(response, 404, "no route " + request.path + " (see docs/http-api.md)");
+    return Handled::Handled;
+  }
+  if (*method != request.method && !(*method == "GET" && request.method == "HEAD")) {
+    response.set_header("Allow", *method == "GET" ? "GET, HEAD" : *method);
+    refuse(response, 405, request.path + " takes " + *method + ", not " + request.method);
     return Handled::Handled;
   }
   // Bodies are taken only whole and plain: httplib checks its size limit against Content-Length
@@ -441,8 +443,7 @@ void HttpApi::after(const httplib::Request& request, const httplib::Response& re
   std::optional<double> seconds;
   if (t_request.start != Clock::time_point{}) seconds = std::chrono::duration<double>(Clock::now() - t_request.start).count();
   if (t_request.counted) metrics_.add_in_flight(-1);
-  bool known = is_page(request.path);
-  for (const auto& [path, method] : routes()) known = known || path == request.path;
+  const bool known = is_page(request.path) || route_method(request.path);
   const std::string route = known ? request.path : "other";
   metrics_.count_request(route, response.status, seconds);
   // Numbered all the same (its response had no X-Request-Id); a request line too long has no method.
