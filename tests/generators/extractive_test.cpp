@@ -317,8 +317,8 @@ TEST(ExtractiveGenerator, ACommentInACodeBlockBringsTheLinesItLabels) {
 }
 
 TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
-  // Two sentences that cover the question fill the length; the one that names the command takes
-  // the place of the weaker.
+  // Two sentences that cover the question fill the length (300 code points); the one that names
+  // the command takes the place of the weaker.
   const GenerationRequest r = ask(
       "How do I serve LoRA adapters with the server?",
       {source(1, "markdown",
@@ -326,7 +326,7 @@ TEST(ExtractiveGenerator, AHowToAnswerMakesRoomForTheCommand) {
               "loaded when a request first names it and kept while requests name it. Serving LoRA adapters "
               "with the server shares the GPU between them at little memory cost, and at no extra cost to the base model."),
        source(2, "markdown", "Pass `--enable-lora` for adapters.")});
-  const std::string answer = make()->generate(r);
+  const std::string answer = make("{max_chars: 300}")->generate(r);
   EXPECT_THAT(answer, HasSubstr("The server can serve LoRA adapters next to the base model"));
   EXPECT_THAT(answer, HasSubstr("Pass `--enable-lora` for adapters. [2]"));
   EXPECT_THAT(answer, Not(HasSubstr("shares the GPU")));
