@@ -32,7 +32,7 @@ class ExtractiveGenerator final : public Generator {
   /// Options: max_chars (code points of quoted text, default 600, where the facts of blind sets
   /// gain more than ROUGE-L against short references loses, docs/answers.md; longer sentences and
   /// code statements are passed over unless nothing else covers the question, and then cut at a
-  /// word, or kept to whole lines), max_units (sentences or statements chosen, default 3, not counting
+  /// word, or kept to whole lines), max_units (sentences or statements chosen, default 5, not counting
   /// what a unit brings along: what it announces, the field a docstring documents, the next
   /// sentences of the best one's paragraph; those may go past max_chars), citations (cite each
   /// source's part as [n], default true), restate (open the answer to an English question with the question turned into what
@@ -115,7 +115,7 @@ class ExtractiveGenerator final : public Generator {
   static constexpr double kRankDecay = 0.3;
 
   std::size_t max_chars_ = 600;
-  std::size_t max_units_ = 3;
+  std::size_t max_units_ = 5;
   bool citations_ = true;
   bool restate_ = true;
   Analyzer analyzer_;
