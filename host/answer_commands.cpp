@@ -145,9 +145,7 @@ int answer(const cli::Invocation& inv) {
   std::string query = cli::joined_words((*vm)["query"].as<std::vector<std::string>>());
   if (query == "-") {  // a whole message, as a chat bot passes it on: its lines are one question
     cli::check_standard_input();
-    std::ostringstream in;
-    in << std::cin.rdbuf();
-    query = in.str();
+    cli::read_standard_input(query, false);
     query.erase(query.find_last_not_of(" \t\r\n") + 1);  // the line break that ends the input is not the question's
   }
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("rag answer: the question is empty");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <set>
@@ -287,6 +288,23 @@ void check_standard_input() {
   if (::fstat(STDIN_FILENO, &status) != 0)
     throw Error(std::string("standard input cannot be read (") + std::strerror(errno) + "); give a file or a pipe");
   if (S_ISDIR(status.st_mode)) throw Error("standard input is a folder; give a file or a pipe (rag search - < questions.txt)");
+}
+
+bool read_standard_input(std::string& text, bool line) {
+  text.clear();
+  std::streambuf& in = *std::cin.rdbuf();
+  bool read = false;
+  for (int c = in.sbumpc(); c != std::char_traits<char>::eof(); c = in.sbumpc()) {
+    read = true;
+    if (line && c == '\n') return true;
+    if (text.size() == kMaxInputQuestionBytes)
+      throw Error(std::string("standard input holds ") + (line ? "a line" : "a question") + " of more than " +
+                  std::to_string(kMaxInputQuestionBytes >> 20) + " MiB; give questions as text, " +
+                  (line ? "one a line" : "at most that long"));
+    text += static_cast<char>(c);
+  }
+  if (std::ferror(stdin) != 0) throw Error(std::string("standard input could not be read (") + std::strerror(errno) + ")");
+  return read;
 }
 
 }  // namespace rag::cli

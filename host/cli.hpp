@@ -121,4 +121,14 @@ void print(const std::string& text);
 /// it would fail as if it were empty.
 void check_standard_input();
 
+/// The most bytes one question read from standard input may hold (a whole message for `answer -`,
+/// a line for `search -`): past it the input is no question (`< /dev/zero`, a binary file), and
+/// reading on would only fill memory.
+inline constexpr std::size_t kMaxInputQuestionBytes = 1 << 20;
+
+/// Reads standard input to its end (`line` false) or to its next line break, which is not kept
+/// (`line` true); false when it has ended with nothing read. Throws rag::Error when what is read
+/// passes kMaxInputQuestionBytes, or when the input cannot be read.
+bool read_standard_input(std::string& text, bool line);
+
 }  // namespace rag::cli

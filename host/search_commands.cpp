@@ -151,7 +151,7 @@ int search(const cli::Invocation& inv) {
   }
   // One query a line; blank lines are passed over, a line that is not UTF-8 stops with its number.
   std::string line;
-  for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
+  for (std::size_t number = 1; cli::read_standard_input(line, true); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     if (!utf8::is_valid(line)) throw Error("standard input, line " + std::to_string(number) + ": not valid UTF-8");

@@ -516,6 +516,13 @@ TEST_F(BadSearch, EmptyAndWhitespaceQueries) {
   // Read from a folder, standard input would look empty: said instead of searching nothing.
   expect_error("search - --pipeline pipeline.yaml < repo", "standard input is a folder; give a file or a pipe");
   expect_error("answer - --pipeline pipeline.yaml < repo", "standard input is a folder");
+  // An input that never ends a question (a device of zeros, a binary stream) is refused once it
+  // passes 1 MiB, rather than read until memory runs out.
+  expect_error("search - --pipeline pipeline.yaml < /dev/zero", "standard input holds a line of more than 1 MiB");
+  expect_error("answer - --pipeline pipeline.yaml < /dev/zero", "standard input holds a question of more than 1 MiB");
+  // A line of exactly 1 MiB is still a question.
+  dir_.write("long.txt", std::string(1 << 20, 'x') + "\n");
+  expect_success("search - --pipeline pipeline.yaml --k 1 < long.txt");
 }
 
 TEST_F(BadSearch, GibberishFindsNothingWithANote) {
