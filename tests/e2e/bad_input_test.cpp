@@ -771,6 +771,24 @@ TEST_F(BadSearch, AnUpdateRebuildsAnIndexWithAFileMissingOrOutside) {
   expect_success("search port --pipeline pipeline.yaml");
 }
 
+// New segments are named from the manifest's next_segment: one a run cannot have written (edited
+// by hand) could name a kept segment's files, so the update builds from scratch instead.
+TEST_F(BadSearch, AnUpdateRebuildsAnIndexWhoseNextSegmentIsWrong) {
+  const std::string text = testing::read_all(dir_ / "index/manifest.json");
+  for (const json& wrong : {json(-1), json(0), json("7"), json(std::uint64_t{1} << 62)}) {
+    json manifest = json::parse(text);
+    manifest["next_segment"] = wrong;
+    dir_.write("index/manifest.json", manifest.dump());
+    const Outcome r = rag("index --pipeline pipeline.yaml");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("note: building from scratch: the index is damaged (next_segment is " + wrong.dump() + ")"));
+    const json rebuilt = json::parse(testing::read_all(dir_ / "index/manifest.json"));
+    EXPECT_TRUE(rebuilt["next_segment"].is_number_unsigned()) << wrong;
+    EXPECT_LT(rebuilt["next_segment"].get<std::uint64_t>(), 100u) << wrong;
+    expect_success("search port --pipeline pipeline.yaml");
+  }
+}
+
 TEST_F(BadSearch, TruncatedIndexFiles) {
   update();
   const json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));

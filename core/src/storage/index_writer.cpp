@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "index_folder.hpp"
@@ -119,6 +120,16 @@ std::string new_generation() {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   return "gen-" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count()) + "-" +
          std::to_string(::getpid());
+}
+
+// The number the manifest gives the next new segment, when it is one a run can have written (a
+// positive integer, far from wrapping); nullopt otherwise (a manifest edited or damaged).
+std::optional<std::uint64_t> stored_next_segment(const json& manifest) {
+  constexpr std::uint64_t kMostSegments = std::uint64_t{1} << 40;
+  const auto n = manifest.find("next_segment");
+  if (n == manifest.end()) return 1;
+  if (!n->is_number_unsigned() || n->get<std::uint64_t>() == 0 || n->get<std::uint64_t>() > kMostSegments) return std::nullopt;
+  return n->get<std::uint64_t>();
 }
 
 std::string segment_name(std::uint64_t number) {
@@ -542,6 +553,8 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   if (report.why_full.empty()) {
     try {
       old = *found;
+      // Segments this run adds are named from it: a wrong one could name a kept segment's files.
+      if (!stored_next_segment(old)) throw Error("the index is damaged (next_segment is " + old["next_segment"].dump() + ")");
       if (const std::string problem = missing_or_resized(pipeline, old); !problem.empty())
         throw Error("the index is damaged (" + problem + ")");
       segments = open_segments(pipeline, old);  // damage found now, not by the next search
@@ -575,8 +588,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   report.full = !report.why_full.empty();
   // Leftovers of killed runs go first: new segments may take their names.
   remove_unused(pipeline, found && found->is_object() ? *found : json());
-  std::uint64_t next_segment = 1;
-  if (found && found->is_object()) next_segment = std::max<std::uint64_t>(1, found->value("next_segment", std::uint64_t{1}));
+  const std::uint64_t next_segment = found && found->is_object() ? stored_next_segment(*found).value_or(1) : 1;
 
   const CorpusDiff diff = diff_corpus(listing, segments, report.full ? RetimedFiles() : retimed_files(old), report);
   if (report.full) report.added = listing.files.size(), report.changed = report.removed = 0;
