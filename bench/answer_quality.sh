@@ -4,7 +4,8 @@
 #     results files (search_dataset --k 10, then answer_dataset --student_search_results_path)
 #     and with the pipeline's own retrieval (answer_dataset --dataset_path), with the declined;
 #   - the facts sets: accepted and out-of-scope cited (answer_dataset --dataset_path, then
-#     evaluate_answers --facts), each set on one line.
+#     evaluate_answers --facts), each set on one line, and bench/out_of_scope_near.json (questions
+#     near the domain that the corpus does not answer: "accepted" are those declined).
 # Usage: bench/answer_quality.sh [--pipeline configs/default.yaml]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ for name in dataset_docs_public dataset_code_public Dataset_2025-09-21_valid; do
   printf '%-30s results file    %s\n' "$name" "$(scores "$out/from_results/$name.json" "$datasets/AnsweredQuestions/$name.json")"
   printf '%-30s own retrieval   %s\n' "" "$(scores "$out/own_retrieval/$name.json" "$datasets/AnsweredQuestions/$name.json")"
 done
-for set in tests/answers/everyday_facts.json tests/answers/everyday_facts_heldout.json bench/everyday_*.json; do
+for set in tests/answers/everyday_facts.json tests/answers/everyday_facts_heldout.json bench/everyday_*.json bench/out_of_scope_near.json; do
   "$rag" answer_dataset --pipeline "$pipeline" --dataset_path "$set" --save_directory "$out/facts" >/dev/null 2>&1
   printf '%-45s %s\n' "$set" "$("$rag" evaluate_answers "$out/facts/$(basename "$set")" --facts "$set" | head -1)"
 done
