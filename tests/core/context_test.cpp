@@ -84,6 +84,20 @@ class ContextTest : public ::testing::Test {
   std::vector<Chunk> chunks_;
 };
 
+TEST_F(ContextTest, ASourceIsPlacedBelowTheCorpusRoot) {
+  const auto place = [&](const std::string& root) {
+    const GenerationRequest r = ContextAssembler(ContextConfig{}, source(chunks_), kBase, root).assemble("q", std::vector<Hit>{{3, 1.0}});
+    return r.evidence.at(0).place;
+  };
+  const std::string root = dir_.path().string();
+  EXPECT_EQ(place(root), "docs/guide.md");
+  EXPECT_EQ(place(root + "/"), "docs/guide.md");
+  // Not told the root, or told one the file is not below (a name it only starts with): the path.
+  EXPECT_EQ(place(""), path_);
+  EXPECT_EQ(place(root + "/do"), path_);
+  EXPECT_EQ(place(root + "/docs/guide.md"), path_);
+}
+
 TEST_F(ContextTest, AdjacentSpansOfAFileMergeIntoOneSourceWithTheFileText) {
   const ContextAssembler assembler(ContextConfig{}, source(chunks_), kBase);
   // The two hits are separated by a blank line only: one source, ranked as the better of them.

@@ -925,6 +925,11 @@ TEST(ExtractiveGenerator, AWhereQuestionNamesThePlace) {
   EXPECT_THAT(make()->generate(ask("Where is the Scheduler implemented?", {e})),
               ::testing::StartsWith("`vllm.v1.core.sched.scheduler.Scheduler` is in `vllm/v1/core/sched/scheduler.py`, "
                                     "lines 10-40. [1]"));
+  // Named as the repository names it, not as results name it below the corpus folder.
+  e.file_path = "data/raw/vllm-0.10.1/vllm/v1/core/sched/scheduler.py";
+  e.place = "vllm/v1/core/sched/scheduler.py";
+  EXPECT_THAT(make()->generate(ask("Where is the Scheduler implemented?", {e})),
+              ::testing::StartsWith("`vllm.v1.core.sched.scheduler.Scheduler` is in `vllm/v1/core/sched/scheduler.py`, "));
 }
 
 TEST(ExtractiveGenerator, CodeNeverOpensTheAnswerBareAndBlocksClose) {

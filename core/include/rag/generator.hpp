@@ -16,6 +16,9 @@ namespace rag {
 struct Evidence {
   int number = 0;
   std::string file_path;
+  /// The file as a person names it: its path below the corpus root ("vllm/config/cache.py"), or
+  /// file_path when the assembler was not told the root.
+  std::string place;
   std::size_t first_char = 0;  ///< code points, end exclusive
   std::size_t last_char = 0;
   std::size_t first_line = 0;  ///< the lines of its first and last character, 1-based

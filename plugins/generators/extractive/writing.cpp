@@ -96,7 +96,7 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
     }
     const Evidence& e = request.evidence[place];
     if (!answer.empty()) answer += "\n\n";
-    answer += (e.section.empty() ? "In `" : "`" + e.section + "` is in `") + e.file_path + "`, lines " +
+    answer += (e.section.empty() ? "In `" : "`" + e.section + "` is in `") + (e.place.empty() ? e.file_path : e.place) + "`, lines " +
               std::to_string(e.first_line) + "-" + std::to_string(e.last_line) + ".";
     answer += cite(e.number);
   }
