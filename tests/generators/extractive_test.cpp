@@ -67,6 +67,28 @@ def parse_port(value: str,
                                 "code:     port = int(value) \\\n        or default", "code:     return port"));
 }
 
+TEST(ExtractiveUnits, ADocstringsFencedBlockIsCode) {
+  // An example's docstring showing the command to run: its lines are statements, not one
+  // sentence with the fences inside it; the sentence before it ending without a stop announces it.
+  const auto units = ExtractiveGenerator::split_units(source(1, "python", R"("""
+An example of tool calling. Start the server first, run
+
+```bash
+vllm serve Qwen/QwQ-32B \
+     --enable-auto-tool-choice
+```
+
+Then run this script.
+"""
+from openai import OpenAI
+)"), 0);
+  EXPECT_THAT(texts(units), ::testing::ElementsAre("An example of tool calling.", "Start the server first, run",
+                                                   "code: vllm serve Qwen/QwQ-32B \\\n     --enable-auto-tool-choice",
+                                                   "Then run this script.", "code: from openai import OpenAI"));
+  EXPECT_TRUE(units[1].announces);
+  EXPECT_TRUE(units[2].block_start);
+}
+
 TEST(ExtractiveUnits, MarkdownGivesSentencesItemsRowsAndFencedStatementsButNoLabels) {
   const auto units = ExtractiveGenerator::split_units(source(1, "markdown", R"([](){ #serving }
 

@@ -376,14 +376,29 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
 
 void split_python(std::string_view text, UnitWriter& w) {
   std::string_view quote;  // the open docstring's quotes, empty outside one
+  bool fenced = false;     // inside a fenced code block of a docstring (an example's command)
+  bool unstopped = false;  // the docstring's last prose line ends without a stop ("run")
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
     if (!quote.empty()) {
       const auto close = t.find(quote);
+      // A docstring's fenced block is code, its lines kept as lines, as in a page.
+      if (close == std::string_view::npos && is_fence_line(t)) {
+        if (!fenced) w.open_block(unstopped);
+        else w.flush();
+        fenced = !fenced;
+        continue;
+      }
+      if (fenced && close == std::string_view::npos) {
+        if (!t.empty()) w.code(line);
+        continue;
+      }
       w.prose(t.substr(0, close));
+      if (!t.empty()) unstopped = ends_without_stop(t);
       if (close != std::string_view::npos) {
         w.flush();
         quote = {};
+        fenced = false;
       }
       continue;
     }
