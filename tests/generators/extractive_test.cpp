@@ -253,9 +253,26 @@ TEST(ExtractiveGenerator, TheCodeASentenceAnnouncesComesEvenPastTheLengthCutToLi
                                           "vllm serve meta-llama/Llama-2-7b-hf \\\n    --enable-lora \\\n"
                                           "    --lora-modules sql-lora=/home/user/.cache/huggingface/hub/models/"
                                           "snapshots/0dfa347e8877a4d4ed19ee56c140fa518470028c/\n```")});
+  // The line left out shows as "...": the command goes on.
   EXPECT_EQ(make("{max_chars: 100}")->generate(r),
             "To serve LoRA adapters, start the server with: [1]\n\n```\n"
-            "vllm serve meta-llama/Llama-2-7b-hf \\\n    --enable-lora\n```");
+            "vllm serve meta-llama/Llama-2-7b-hf \\\n    --enable-lora\n    ...\n```");
+}
+
+TEST(ExtractiveGenerator, AStatementCutWhereItsPassageEndsShowsThatItGoesOn) {
+  // The passage ends inside the call: the block says the statement goes on rather than ending
+  // on an open bracket as if it were whole.
+  const GenerationRequest r = ask("How do I stream a chat completion?",
+                                  {source(1, "markdown",
+                                          "Stream a chat completion:\n\n```python\n"
+                                          "stream = client.chat.completions.create(\n    model=model,\n    stream=True,\n")});
+  EXPECT_THAT(make("{restate: false}")->generate(r),
+              HasSubstr("```\nstream = client.chat.completions.create(\n    model=model,\n    stream=True,\n    ...\n```"));
+  // A whole statement does not.
+  const GenerationRequest whole = ask("How do I stream a chat completion?",
+                                      {source(1, "markdown", "Stream a chat completion:\n\n```python\n"
+                                                             "stream = client.chat.completions.create(model=model, stream=True)\n```\n")});
+  EXPECT_THAT(make("{restate: false}")->generate(whole), Not(HasSubstr("...")));
 }
 
 TEST(ExtractiveGenerator, TheTableOrListASentenceAnnouncesComesPastTheLengthALineEach) {

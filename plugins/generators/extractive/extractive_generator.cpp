@@ -400,8 +400,10 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       } else if (used + follower.chars > chars_allowed) {
         // The first statement of the code announced comes cut to whole lines when it is too long.
         if (!follower.code || is_chosen(next)) break;
+        const std::size_t whole = follower.text.size();
         follower.text = shorten(follower.text, std::max(chars_allowed - std::min(used, chars_allowed), kMinAnnouncedCode), true);
         follower.chars = utf8::count_code_points(follower.text);
+        follower.cut = follower.cut || follower.text.size() < whole;
       }
       also_choose(next);
     }
@@ -491,7 +493,9 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     if (score[static_cast<std::size_t>(best)] == 0) return {};
     chosen.push_back(static_cast<std::size_t>(best));
     Unit& u = units[chosen.back()];
+    const std::size_t whole = u.text.size();
     u.text = shorten(u.text, max_chars_, u.code);
+    u.cut = u.cut || (u.code && u.text.size() < whole);
   }
   return chosen;
 }

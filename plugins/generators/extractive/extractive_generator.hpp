@@ -62,6 +62,9 @@ class ExtractiveGenerator final : public Generator {
     bool block_start = false;
     /// A sentence after another of its paragraph, which it goes on from.
     bool continues = false;
+    /// A code statement that goes on past its text (brackets left open, a line continued by a
+    /// backslash): quoted last in its block, the block ends with a line "..." saying so.
+    bool cut = false;
 
     /// A table row (its header too).
     bool row() const { return item && text.starts_with('|'); }

@@ -245,7 +245,10 @@ class UnitWriter {
   static constexpr std::size_t kMaxStatementLines = 12;
 
   void end_statement() {
-    add(std::move(statement_), true);
+    // Brackets left open or a line continued: the statement goes on past what is kept of it (the
+    // passage ends, or it is longer than kMaxStatementLines).
+    const bool cut = depth_ > 0 || trim_right(statement_).ends_with('\\');
+    add(std::move(statement_), true, cut);
     statement_.clear();
     statement_lines_ = 0;
     depth_ = 0;
@@ -267,11 +270,12 @@ class UnitWriter {
     item_ = false;
     in_comment_ = false;
   }
-  void add(std::string text, bool is_code) {
+  void add(std::string text, bool is_code, bool cut = false) {
     if (trim(text).empty()) return;
     ExtractiveGenerator::Unit u;
     u.evidence = evidence_;
     u.code = is_code;
+    u.cut = cut;
     u.chars = utf8::count_code_points(trim(text));
     u.item = item_;
     u.announces = !is_code && text.back() == ':';

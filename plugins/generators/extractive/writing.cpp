@@ -201,6 +201,13 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
     start_block(cited_before, "\n");
     answer.append(fence).append("\n");
     for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
+    if (units[list[run - 1]].cut) {
+      const std::string_view last = code.back();
+      // At the last line's indentation, as the lines that continue a statement stand; under a
+      // first line, indented.
+      const std::size_t depth = indentation(last) - std::min(indent, indentation(last));
+      answer.append(depth > 0 ? depth : 4, ' ').append("...\n");
+    }
     answer += fence;
     i = run;
   }
