@@ -15,6 +15,8 @@ rag=build/release/rag
 datasets=../shared/data/datasets
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# Runs a command quietly; when it fails, shows what it said and stops.
+quiet() { "$@" >/dev/null 2>"$out/stderr" || { cat "$out/stderr" >&2; exit 1; }; }
 seen=(tests/answers/everyday_facts.json tests/answers/everyday_facts_heldout.json bench/everyday_en.json
   bench/everyday_en2.json bench/everyday_en3.json bench/everyday_fresh.json bench/everyday_ru.json
   bench/everyday_ml.json bench/everyday_ml_en.json bench/everyday_ml2.json bench/everyday_ml2_en.json
@@ -22,8 +24,8 @@ seen=(tests/answers/everyday_facts.json tests/answers/everyday_facts_heldout.jso
 blind=(bench/everyday_en4.json bench/everyday_en5.json bench/everyday_en6.json bench/everyday_en7.json)
 public=(dataset_docs_public dataset_code_public Dataset_2025-09-21_valid)
 for name in "${public[@]}"; do
-  "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/UnansweredQuestions/$name.json" --k 10 \
-    --save_directory "$out/search" >/dev/null 2>&1
+  quiet "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/UnansweredQuestions/$name.json" --k 10 \
+    --save_directory "$out/search"
 done
 # accepted SETTING_DIR SET: answers SET and prints how many of its questions are accepted, leaving
 # the verdicts in SETTING_DIR/<set>.pq.json.
@@ -41,18 +43,18 @@ for setting in "${settings[@]}"; do
   options=(--pipeline "$pipeline" --set "generator.options.max_chars=$chars" --set "generator.options.max_units=$units")
   seen_total=0
   for set in "${seen[@]}"; do
-    "$rag" answer_dataset "${options[@]}" --dataset_path "$set" --save_directory "$dir" >/dev/null 2>&1
+    quiet "$rag" answer_dataset "${options[@]}" --dataset_path "$set" --save_directory "$dir"
     seen_total=$((seen_total + $(accepted "$dir" "$set")))
   done
   blind_counts=()
   for set in "${blind[@]}"; do
-    "$rag" answer_dataset "${options[@]}" --dataset_path "$set" --save_directory "$dir" >/dev/null 2>&1
+    quiet "$rag" answer_dataset "${options[@]}" --dataset_path "$set" --save_directory "$dir"
     blind_counts+=("$(accepted "$dir" "$set")")
   done
   rouge=()
   for name in "${public[@]}"; do
-    "$rag" answer_dataset "${options[@]}" --student_search_results_path "$out/search/$name.json" \
-      --save_directory "$dir/public" >/dev/null 2>&1
+    quiet "$rag" answer_dataset "${options[@]}" --student_search_results_path "$out/search/$name.json" \
+      --save_directory "$dir/public"
     rouge+=("$("$rag" evaluate_answers "$dir/public/$name.json" "$datasets/AnsweredQuestions/$name.json" --json |
       python3 -c 'import json, sys; print("%.4f" % json.load(sys.stdin)["rouge_l"]["mean"])')")
   done

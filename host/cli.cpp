@@ -297,12 +297,15 @@ bool read_standard_input(std::string& text, bool line) {
   for (int c = in.sbumpc(); c != std::char_traits<char>::eof(); c = in.sbumpc()) {
     read = true;
     if (line && c == '\n') return true;
-    if (text.size() == kMaxInputQuestionBytes)
+    // A line break may end a question of exactly the most bytes (CR LF too); nothing else.
+    if (text.size() >= kMaxInputQuestionBytes &&
+        !((c == '\r' || c == '\n') && text.size() < kMaxInputQuestionBytes + 2))
       throw Error(std::string("standard input holds ") + (line ? "a line" : "a question") + " of more than " +
                   std::to_string(kMaxInputQuestionBytes >> 20) + " MiB; give questions as text, " +
                   (line ? "one a line" : "at most that long"));
     text += static_cast<char>(c);
   }
+  // std::cin reads through stdio (synced, as rag never unsyncs it), so stdin's error flag is its.
   if (std::ferror(stdin) != 0) throw Error(std::string("standard input could not be read (") + std::strerror(errno) + ")");
   return read;
 }

@@ -128,7 +128,8 @@ inline constexpr std::size_t kMaxInputQuestionBytes = 1 << 20;
 
 /// Reads standard input to its end (`line` false) or to its next line break, which is not kept
 /// (`line` true); false when it has ended with nothing read. Throws rag::Error when what is read
-/// passes kMaxInputQuestionBytes, or when the input cannot be read.
+/// passes kMaxInputQuestionBytes (the line break that ends it aside), or when the input cannot be
+/// read.
 bool read_standard_input(std::string& text, bool line);
 
 }  // namespace rag::cli

@@ -520,9 +520,12 @@ TEST_F(BadSearch, EmptyAndWhitespaceQueries) {
   // passes 1 MiB, rather than read until memory runs out.
   expect_error("search - --pipeline pipeline.yaml < /dev/zero", "standard input holds a line of more than 1 MiB");
   expect_error("answer - --pipeline pipeline.yaml < /dev/zero", "standard input holds a question of more than 1 MiB");
-  // A line of exactly 1 MiB is still a question.
-  dir_.write("long.txt", std::string(1 << 20, 'x') + "\n");
+  // A line or a question of exactly 1 MiB is still one, whatever line break ends it.
+  dir_.write("long.txt", std::string(1 << 20, 'x') + "\r\n");
   expect_success("search - --pipeline pipeline.yaml --k 1 < long.txt");
+  expect_success("answer - --pipeline pipeline.yaml --k 1 < long.txt");
+  dir_.write("longer.txt", std::string(1 << 20, 'x') + "\r\ny");
+  expect_error("answer - --pipeline pipeline.yaml < longer.txt", "standard input holds a question of more than 1 MiB");
 }
 
 TEST_F(BadSearch, GibberishFindsNothingWithANote) {
@@ -774,12 +777,24 @@ TEST_F(BadSearch, AnUpdateRebuildsAnIndexWithAFileMissingOrOutside) {
 // New segments are named from the manifest's next_segment: one a run cannot have written (edited
 // by hand) could name a kept segment's files, so the update builds from scratch instead.
 TEST_F(BadSearch, AnUpdateRebuildsAnIndexWhoseNextSegmentIsWrong) {
+  update();  // two segments, seg-000001 and seg-000002
   const std::string text = testing::read_all(dir_ / "index/manifest.json");
-  for (const json& wrong : {json(-1), json(0), json("7"), json(std::uint64_t{1} << 62)}) {
-    json manifest = json::parse(text);
+  ASSERT_EQ(json::parse(text)["segments"].size(), 2u);
+  // Without the key (a manifest of an earlier version), numbers go on above the segments named.
+  json keyless = json::parse(text);
+  keyless.erase("next_segment");
+  dir_.write("index/manifest.json", keyless.dump());
+  dir_.write("repo/more.txt", "Another note on the port.\n");
+  Outcome r = rag("index --pipeline pipeline.yaml");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("building from scratch")));
+  expect_success("search port --pipeline pipeline.yaml");
+  // At or below a segment it names (1, 2), or no number a run writes: built from scratch.
+  for (const json& wrong : {json(1), json(2), json(-1), json(0), json("7"), json(std::uint64_t{1} << 62)}) {
+    json manifest = json::parse(testing::read_all(dir_ / "index/manifest.json"));
     manifest["next_segment"] = wrong;
     dir_.write("index/manifest.json", manifest.dump());
-    const Outcome r = rag("index --pipeline pipeline.yaml");
+    r = rag("index --pipeline pipeline.yaml");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_THAT(r.err, HasSubstr("note: building from scratch: the index is damaged (next_segment is " + wrong.dump() + ")"));
     const json rebuilt = json::parse(testing::read_all(dir_ / "index/manifest.json"));

@@ -87,6 +87,24 @@ from openai import OpenAI
                                                    "Then run this script.", "code: from openai import OpenAI"));
   EXPECT_TRUE(units[1].announces);
   EXPECT_TRUE(units[2].block_start);
+  EXPECT_TRUE(units[4].block_start);  // the script's code after the docstring is not the command's
+  // The summary line announcing it; the fence closing with the docstring (on its quotes' line, or
+  // never closed): the code after the docstring is another block, not the command's.
+  for (const std::string closing : {"```\"\"\"", "\"\"\""}) {
+    const auto after = ExtractiveGenerator::split_units(
+        source(1, "python", "def helper():\n    \"\"\"Launch the tool server, run\n\n    ```bash\n    vllm serve Qwen/QwQ-32B\n    " +
+                                closing + "\n    return 1\n"),
+        0);
+    EXPECT_THAT(texts(after), ::testing::ElementsAre("code: def helper():", "Launch the tool server, run",
+                                                     "code:     vllm serve Qwen/QwQ-32B", "code:     return 1"))
+        << closing;
+    EXPECT_TRUE(after[1].announces) << closing;
+    EXPECT_TRUE(after[3].block_start) << closing;
+  }
+  // A fence of another marker does not close it.
+  EXPECT_THAT(texts(ExtractiveGenerator::split_units(
+                  source(1, "python", "\"\"\"Run:\n~~~\nvllm serve m\n```\nvllm chat\n~~~\nDone.\n\"\"\"\n"), 0)),
+              ::testing::ElementsAre("Run:", "code: vllm serve m", "code: ```", "code: vllm chat", "Done."));
 }
 
 TEST(ExtractiveUnits, MarkdownGivesSentencesItemsRowsAndFencedStatementsButNoLabels) {
@@ -273,6 +291,22 @@ TEST(ExtractiveGenerator, AStatementCutWhereItsPassageEndsShowsThatItGoesOn) {
                                       {source(1, "markdown", "Stream a chat completion:\n\n```python\n"
                                                              "stream = client.chat.completions.create(model=model, stream=True)\n```\n")});
   EXPECT_THAT(make("{restate: false}")->generate(whole), Not(HasSubstr("...")));
+  // One line cut short is not quoted inline as if it were whole.
+  const GenerationRequest one_line = ask("How do I create the offline engine?",
+                                         {source(1, "markdown", "Create the offline engine:\n\n```python\n"
+                                                                "llm = LLM(model=\"facebook/opt-125m\",\n")});
+  EXPECT_THAT(make("{restate: false}")->generate(one_line),
+              HasSubstr("```\nllm = LLM(model=\"facebook/opt-125m\",\n    ...\n```"));
+  // A statement cut to the room and another after it in the block: the "..." stands between them.
+  const GenerationRequest between = ask("How do I serve LoRA adapters?",
+                                        {source(1, "markdown",
+                                                "To serve LoRA adapters, start the server with:\n\n```bash\n"
+                                                "vllm serve meta-llama/Llama-2-7b-hf \\\n    --enable-lora \\\n"
+                                                "    --lora-modules sql-lora=/home/user/.cache/huggingface/hub/models/"
+                                                "snapshots/0dfa347e8877a4d4ed19ee56c140fa518470028c/\n"
+                                                "curl localhost:8000/v1/models\n```")});
+  EXPECT_THAT(make("{max_chars: 100, restate: false}")->generate(between),
+              HasSubstr("    --enable-lora\n    ...\ncurl localhost:8000/v1/models\n```"));
 }
 
 TEST(ExtractiveGenerator, TheTableOrListASentenceAnnouncesComesPastTheLengthALineEach) {

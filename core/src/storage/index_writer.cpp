@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -122,13 +123,35 @@ std::string new_generation() {
          std::to_string(::getpid());
 }
 
+// Past this many segments a number is no run's: far from wrapping.
+constexpr std::uint64_t kMostSegments = std::uint64_t{1} << 40;
+
+// The highest number of a segment `manifest` names ("seg-000007": 7), 0 when it names none.
+std::uint64_t highest_segment(const json& manifest) {
+  std::uint64_t highest = 0;
+  const auto list = manifest.find("segments");
+  if (list == manifest.end() || !list->is_array()) return 0;
+  for (const json& segment : *list) {
+    if (!segment.is_object() || !segment.contains("name") || !segment["name"].is_string()) continue;
+    const std::string_view name = segment["name"].get_ref<const std::string&>();
+    std::uint64_t number = 0;
+    const std::string_view digits = name.substr(std::min<std::size_t>(4, name.size()));
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (name.starts_with("seg-") && error == std::errc() && end == digits.data() + digits.size())
+      highest = std::max(highest, std::min(number, kMostSegments));
+  }
+  return highest;
+}
+
 // The number the manifest gives the next new segment, when it is one a run can have written (a
-// positive integer, far from wrapping); nullopt otherwise (a manifest edited or damaged).
+// positive integer above every segment it names, far from wrapping; 1 above them when it gives
+// none); nullopt otherwise (a manifest edited or damaged): a new segment would take a kept one's
+// name.
 std::optional<std::uint64_t> stored_next_segment(const json& manifest) {
-  constexpr std::uint64_t kMostSegments = std::uint64_t{1} << 40;
+  const std::uint64_t above = highest_segment(manifest) + 1;
   const auto n = manifest.find("next_segment");
-  if (n == manifest.end()) return 1;
-  if (!n->is_number_unsigned() || n->get<std::uint64_t>() == 0 || n->get<std::uint64_t>() > kMostSegments) return std::nullopt;
+  if (n == manifest.end()) return above;
+  if (!n->is_number_unsigned() || n->get<std::uint64_t>() < above || n->get<std::uint64_t>() > kMostSegments) return std::nullopt;
   return n->get<std::uint64_t>();
 }
 
@@ -588,7 +611,10 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   report.full = !report.why_full.empty();
   // Leftovers of killed runs go first: new segments may take their names.
   remove_unused(pipeline, found && found->is_object() ? *found : json());
-  const std::uint64_t next_segment = found && found->is_object() ? stored_next_segment(*found).value_or(1) : 1;
+  // Above every segment the manifest names, whatever it says: a failed run removes the segments
+  // it wrote, which must not be the current generation's.
+  const std::uint64_t next_segment =
+      found && found->is_object() ? stored_next_segment(*found).value_or(highest_segment(*found) + 1) : 1;
 
   const CorpusDiff diff = diff_corpus(listing, segments, report.full ? RetimedFiles() : retimed_files(old), report);
   if (report.full) report.added = listing.files.size(), report.changed = report.removed = 0;

@@ -63,7 +63,7 @@ class ExtractiveGenerator final : public Generator {
     /// A sentence after another of its paragraph, which it goes on from.
     bool continues = false;
     /// A code statement that goes on past its text (brackets left open, a line continued by a
-    /// backslash): quoted last in its block, the block ends with a line "..." saying so.
+    /// backslash): quoted in a block, and followed there by a line "..." saying so.
     bool cut = false;
 
     /// A table row (its header too).

@@ -240,6 +240,8 @@ class UnitWriter {
       out_.back().announces = true;
     block_start_ = true;
   }
+  // A fenced block ends: the next statement, whatever comes between, starts another.
+  void end_block() { block_start_ = true; }
 
  private:
   static constexpr std::size_t kMaxStatementLines = 12;
@@ -380,29 +382,44 @@ void split_markdown(std::string_view text, UnitWriter& w, bool starts_in_code) {
 
 void split_python(std::string_view text, UnitWriter& w) {
   std::string_view quote;  // the open docstring's quotes, empty outside one
-  bool fenced = false;     // inside a fenced code block of a docstring (an example's command)
-  bool unstopped = false;  // the docstring's last prose line ends without a stop ("run")
+  std::string_view fence;  // the open fence's marker in a docstring (an example's command), or empty
+  bool unstopped = false;  // the docstring's last prose line ends without a stop ("To run it, run")
+  // Prose of a docstring: a sentence, or the start or end of one.
+  const auto docstring_prose = [&](std::string_view prose) {
+    w.prose(prose);
+    if (!trim(prose).empty()) unstopped = ends_without_stop(trim(prose));
+  };
+  // A docstring's fenced block ends: what follows, prose or the code after the docstring, is
+  // not its code.
+  const auto close_fence = [&] {
+    w.flush();
+    w.end_block();
+    fence = {};
+  };
   for (const std::string_view line : lines_of(text)) {
     const std::string_view t = trim(line);
     if (!quote.empty()) {
       const auto close = t.find(quote);
-      // A docstring's fenced block is code, its lines kept as lines, as in a page.
-      if (close == std::string_view::npos && is_fence_line(t)) {
-        if (!fenced) w.open_block(unstopped);
-        else w.flush();
-        fenced = !fenced;
-        continue;
-      }
-      if (fenced && close == std::string_view::npos) {
+      const std::string_view before = trim(t.substr(0, close));
+      // A docstring's fenced block is code, its lines kept as lines, as in a page; a fence
+      // closes with its own marker, or with the docstring.
+      if (is_fence_line(before) && (fence.empty() || before.substr(0, 3) == fence)) {
+        if (fence.empty() && close == std::string_view::npos) {
+          w.open_block(unstopped);
+          fence = before.substr(0, 3);
+        } else if (!fence.empty()) {
+          close_fence();
+        }
+      } else if (!fence.empty() && close == std::string_view::npos) {
         if (!t.empty()) w.code(line);
-        continue;
+      } else {
+        if (!fence.empty()) close_fence();
+        docstring_prose(before);
       }
-      w.prose(t.substr(0, close));
-      if (!t.empty()) unstopped = ends_without_stop(t);
       if (close != std::string_view::npos) {
+        if (!fence.empty()) close_fence();
         w.flush();
         quote = {};
-        fenced = false;
       }
       continue;
     }
@@ -417,7 +434,8 @@ void split_python(std::string_view text, UnitWriter& w) {
     if (opening == "\"\"\"" || opening == "'''") {
       const std::string_view rest = t.substr(prefix + 3);
       const auto close = rest.find(opening);
-      w.prose(rest.substr(0, close));
+      unstopped = false;
+      docstring_prose(rest.substr(0, close));
       if (close == std::string_view::npos) quote = opening;
       else w.flush();
     } else if (!t.empty() && t[0] == '#') {

@@ -148,8 +148,8 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
     while (u.code && run < list.size() && units[list[run]].code && !units[list[run]].block_start && list[run] == list[run - 1] + 1)
       ++run;
     // Short code reads inline after some prose; longer code, code with backticks (they would end
-    // the inline span), or code with nothing before it, as a block.
-    const bool inline_code = u.code && run == i + 1 && u.text.find_first_of("\n`") == std::string::npos &&
+    // the inline span), a statement cut short, or code with nothing before it, as a block.
+    const bool inline_code = u.code && !u.cut && run == i + 1 && u.text.find_first_of("\n`") == std::string::npos &&
                              utf8::count_code_points(trim(u.text)) <= kMaxInlineCode &&
                              (!paragraph.empty() || !answer.empty());
     // A header row and rows of its table read as a table.
@@ -187,12 +187,19 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
     const bool cited_before = !paragraph.empty();
     end_text();
 
-    std::vector<std::string_view> code;
-    for (std::size_t k = i; k < run; ++k)
-      for (const std::string_view line : lines_of(units[list[k]].text)) code.push_back(line);
+    // A statement that goes on past what is quoted of it (Unit::cut) is followed by a line "...",
+    // at the indentation of the lines that continue it (its first line's, indented, when it has
+    // no other).
+    std::vector<std::string> code;
+    for (std::size_t k = i; k < run; ++k) {
+      const std::vector<std::string_view> lines = lines_of(units[list[k]].text);
+      for (const std::string_view line : lines) code.emplace_back(line);
+      if (units[list[k]].cut)
+        code.push_back(std::string(indentation(lines.back()) + (lines.size() == 1 ? 4 : 0), ' ') + "...");
+    }
     std::size_t indent = std::string::npos;
     std::size_t backticks = 2;  // the fence is longer than any run of them that starts a line
-    for (const std::string_view line : code) {
+    for (const std::string& line : code) {
       indent = std::min(indent, indentation(line));
       const std::string_view t = trim(line);
       backticks = std::max(backticks, std::min(t.find_first_not_of('`'), t.size()));
@@ -200,14 +207,7 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
     const std::string fence(backticks + 1, '`');
     start_block(cited_before, "\n");
     answer.append(fence).append("\n");
-    for (const std::string_view line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
-    if (units[list[run - 1]].cut) {
-      const std::string_view last = code.back();
-      // At the last line's indentation, as the lines that continue a statement stand; under a
-      // first line, indented.
-      const std::size_t depth = indentation(last) - std::min(indent, indentation(last));
-      answer.append(depth > 0 ? depth : 4, ' ').append("...\n");
-    }
+    for (const std::string& line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
     answer += fence;
     i = run;
   }
