@@ -155,7 +155,7 @@ int answer(const cli::Invocation& inv) {
   cli::LoadedPipeline loaded(*vm);
   const Pipeline& pipeline = loaded.pipeline;
   const Index index(loaded.stages);
-  const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base, pipeline.corpus_root);
+  const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base);
 
   // A streaming generator's answer is shown as it is written: as the text output itself, or on
   // stderr beside JSON when that is a terminal.
@@ -223,7 +223,7 @@ int answer_dataset(const cli::Invocation& inv) {
   const Pipeline& pipeline = loaded.pipeline;
   cli::check_output_beside("save_directory", output, pipeline);
   const Index index(loaded.stages);
-  const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base, pipeline.corpus_root);
+  const ContextAssembler assembler(loaded.stages.context(), index, pipeline.base);
 
   std::vector<std::vector<Hit>> hits;  // with --dataset_path, what each question retrieved
   std::vector<std::string> queries;    // and how retrieval read it (translated)

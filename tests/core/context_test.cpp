@@ -21,9 +21,9 @@ const std::filesystem::path kBase = "/";
 
 // Chunks of `text` (saved as `path`) at the given byte ranges, as the index stores them.
 // The chunks as a source that lives as long as the test program: an assembler keeps a reference.
-const ChunkVector& source(std::vector<Chunk> chunks) {
+const ChunkVector& source(std::vector<Chunk> chunks, std::string corpus_root = {}) {
   static std::deque<ChunkVector> kept;
-  return kept.emplace_back(std::move(chunks));
+  return kept.emplace_back(std::move(chunks), std::move(corpus_root));
 }
 
 std::vector<Chunk> chunks_of(const std::string& path, const std::string& text, const std::string& kind,
@@ -86,7 +86,7 @@ class ContextTest : public ::testing::Test {
 
 TEST_F(ContextTest, ASourceIsPlacedBelowTheCorpusRoot) {
   const auto place = [&](const std::string& root) {
-    const GenerationRequest r = ContextAssembler(ContextConfig{}, source(chunks_), kBase, root).assemble("q", std::vector<Hit>{{3, 1.0}});
+    const GenerationRequest r = ContextAssembler(ContextConfig{}, source(chunks_, root), kBase).assemble("q", std::vector<Hit>{{3, 1.0}});
     return r.evidence.at(0).place;
   };
   const std::string root = dir_.path().string();

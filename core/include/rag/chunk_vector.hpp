@@ -12,8 +12,9 @@ namespace rag {
 
 class ChunkVector final : public ChunkSource, public SegmentChunks {
  public:
-  /// `corpus_root`, when given, is the folder every file path starts with: the rest of a path is
-  /// its relative path (see ChunkView::relative_path); otherwise the whole path is.
+  /// `corpus_root`, when given, is the folder every file path starts with (slashes at its end
+  /// aside): the rest of a path is its relative path (see ChunkView::relative_path); otherwise the
+  /// whole path is.
   explicit ChunkVector(std::vector<Chunk> chunks, std::string corpus_root = {});
 
   std::size_t size() const override { return chunks_.size(); }

@@ -71,10 +71,8 @@ class ContextAssembler {
   /// `chunks` is the index's (or a list's) and must outlive the assembler. Source files are read
   /// at their `file_path` below `base` (the pipeline's base folder: results name files relative
   /// to it) to merge spans across a gap and to rebuild parents exactly; a file that no longer
-  /// matches its chunks is not trusted, and the chunk store alone is used. `corpus_root`, the
-  /// pipeline's corpus folder as results name it, is cut from each source's path for
-  /// Evidence::place ("vllm/config/cache.py" rather than "data/raw/vllm-0.10.1/vllm/config/cache.py").
-  ContextAssembler(ContextConfig config, const ChunkSource& chunks, std::filesystem::path base, std::string corpus_root = {});
+  /// matches its chunks is not trusted, and the chunk store alone is used.
+  ContextAssembler(ContextConfig config, const ChunkSource& chunks, std::filesystem::path base);
 
   /// The request for `question` from retrieval hits, best first.
   GenerationRequest assemble(const std::string& question, const std::vector<Hit>& hits) const;
@@ -95,7 +93,6 @@ class ContextAssembler {
   ContextConfig config_;
   const ChunkSource& chunks_;
   std::filesystem::path base_;
-  std::string corpus_root_;
 };
 
 /// `text` with each {name} replaced by its value in `values`; {{ and }} give braces. Throws

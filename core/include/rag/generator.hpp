@@ -16,8 +16,8 @@ namespace rag {
 struct Evidence {
   int number = 0;
   std::string file_path;
-  /// The file as a person names it: its path below the corpus root ("vllm/config/cache.py"), or
-  /// file_path when the assembler was not told the root.
+  /// The file as a person names it: its path below the corpus root ("vllm/config/cache.py",
+  /// ChunkView::relative_path), or file_path for a file the chunk store does not hold.
   std::string place;
   std::size_t first_char = 0;  ///< code points, end exclusive
   std::size_t last_char = 0;

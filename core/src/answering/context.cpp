@@ -280,11 +280,8 @@ ContextConfig ContextConfig::from_options(Options& options) {
   return c;
 }
 
-ContextAssembler::ContextAssembler(ContextConfig config, const ChunkSource& chunks, std::filesystem::path base,
-                                   std::string corpus_root)
-    : config_(std::move(config)), chunks_(chunks), base_(std::move(base)), corpus_root_(std::move(corpus_root)) {
-  while (corpus_root_.size() > 1 && corpus_root_.back() == '/') corpus_root_.pop_back();
-}
+ContextAssembler::ContextAssembler(ContextConfig config, const ChunkSource& chunks, std::filesystem::path base)
+    : config_(std::move(config)), chunks_(chunks), base_(std::move(base)) {}
 
 GenerationRequest ContextAssembler::assemble(const std::string& question, const std::vector<Hit>& hits) const {
   std::vector<Passage> passages;
@@ -411,9 +408,9 @@ GenerationRequest ContextAssembler::assemble(const std::string& question, std::v
     Evidence e;
     e.number = static_cast<int>(request.evidence.size() + 1);
     e.file_path = p.chunk.file_path;
-    const bool below_root = !corpus_root_.empty() && e.file_path.size() > corpus_root_.size() &&
-                            e.file_path.starts_with(corpus_root_) && e.file_path[corpus_root_.size()] == '/';
-    e.place = below_root ? e.file_path.substr(corpus_root_.size() + 1) : e.file_path;
+    // As the store names the file below its corpus root; a file it lacks, as results name it.
+    const std::vector<std::uint32_t> of_file = chunks_.chunks_of(e.file_path);
+    e.place = of_file.empty() ? e.file_path : std::string(chunks_.chunk(of_file.front()).relative_path);
     e.first_char = p.chunk.first_char;
     e.last_char = p.chunk.last_char;
     e.first_line = p.chunk.first_line;

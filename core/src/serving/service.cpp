@@ -27,7 +27,7 @@ constexpr const char* kStopping = "the server is stopping; ask again once it is 
 // --- ServedPipeline ----------------------------------------------------------------------------
 
 ServedPipeline::Generation::Generation(PipelineStages& stages)
-    : index(stages), assembler(stages.context(), index, stages.pipeline().base, stages.pipeline().corpus_root) {}
+    : index(stages), assembler(stages.context(), index, stages.pipeline().base) {}
 
 ServedPipeline::ServedPipeline(Pipeline pipeline)
     : pipeline_(std::move(pipeline)),

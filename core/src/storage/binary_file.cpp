@@ -15,6 +15,9 @@ constexpr std::size_t kHeaderSize = 8 + kKindSize + 8;  // magic, kind, version 
 constexpr std::size_t kFooterSize = 32;                 // table offset, sections, checksum, magic
 constexpr char kPadding[8] = {};
 
+// Whether `bytes` begin as BinaryWriter's files do: a whole header, opened by the magic.
+bool has_header(std::string_view bytes) { return bytes.size() >= kHeaderSize && bytes.starts_with(kMagic); }
+
 std::uint64_t load_u64(const char* at) {
   std::uint64_t v;
   std::memcpy(&v, at, sizeof v);
@@ -120,9 +123,7 @@ void BinaryReader::damaged(const std::string& what) const {
 }
 
 bool is_binary_file(const std::filesystem::path& path) {
-  const MappedFile file(path);
-  const std::string_view all = file.bytes();
-  return all.size() >= kHeaderSize && all.substr(0, kMagic.size()) == kMagic;
+  return has_header(MappedFile(path).bytes());
 }
 
 void verify_binary_file(const std::filesystem::path& path, bool written_as_binary) {
@@ -132,7 +133,7 @@ void verify_binary_file(const std::filesystem::path& path, bool written_as_binar
     const MappedFile file(path);
     const std::string_view all = file.bytes();
     // Without its header, BinaryReader says what is wrong (truncated, not a file of ours).
-    if (all.size() < kHeaderSize || all.substr(0, kMagic.size()) != kMagic) {
+    if (!has_header(all)) {
       if (!written_as_binary) return;
       BinaryReader(path, "", 0);  // throws: truncated, or not a file of ours
       throw Error(path.string() + " is not an index file of this program: the index is damaged; run `rag index --full` to rebuild it");

@@ -6,6 +6,7 @@ namespace rag {
 
 ChunkVector::ChunkVector(std::vector<Chunk> chunks, std::string corpus_root)
     : chunks_(std::move(chunks)), corpus_root_(std::move(corpus_root)) {
+  while (corpus_root_.size() > 1 && corpus_root_.back() == '/') corpus_root_.pop_back();  // as a pipeline reads it
   std::map<std::string_view, std::uint32_t> numbers;
   for (std::uint32_t id = 0; id < chunks_.size(); ++id) {
     const auto [it, added] = numbers.emplace(chunks_[id].file_path, static_cast<std::uint32_t>(numbers.size()));

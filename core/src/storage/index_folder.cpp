@@ -90,10 +90,14 @@ std::vector<json> rewritten_files(const Pipeline& pipeline, const json& manifest
   return out;
 }
 
-void verify_listed_file(const Pipeline& pipeline, const json& entry) {
+std::optional<bool> listed_binary(const json& entry) {
   const auto binary = entry.find("binary");
-  verify_binary_file(pipeline.index_dir / entry.at("path").get<std::string>(),
-                     binary != entry.end() && binary->is_boolean() && binary->get<bool>());
+  if (binary == entry.end() || !binary->is_boolean()) return std::nullopt;
+  return binary->get<bool>();
+}
+
+void verify_listed_file(const Pipeline& pipeline, const json& entry) {
+  verify_binary_file(pipeline.index_dir / entry.at("path").get<std::string>(), listed_binary(entry).value_or(false));
 }
 
 json read_manifest(const Pipeline& pipeline) {

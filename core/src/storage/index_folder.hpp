@@ -55,6 +55,9 @@ std::int64_t modified_time(const std::filesystem::path& file);
 /// without its times) and is to be verified before it is trusted. Files recorded without a time
 /// are not listed.
 std::vector<nlohmann::json> rewritten_files(const Pipeline& pipeline, const nlohmann::json& manifest);
+/// Whether a manifest's entry says BinaryWriter wrote its file ("binary"); nullopt for an entry
+/// that does not say (manifests before the mark).
+std::optional<bool> listed_binary(const nlohmann::json& entry);
 /// verify_binary_file() of the file a manifest's entry lists, as the BinaryWriter file it was
 /// written as when the entry says so ("binary": manifests before it do not, and such files are
 /// checked only while their header is whole).

@@ -126,20 +126,31 @@ std::string new_generation() {
 // Past this many segments a number is no run's: far from wrapping.
 constexpr std::uint64_t kMostSegments = std::uint64_t{1} << 40;
 
-// The highest number of a segment `manifest` names ("seg-000007": 7), 0 when it names none.
+std::string segment_name(std::uint64_t number) {
+  char name[32];
+  std::snprintf(name, sizeof name, "seg-%06llu", static_cast<unsigned long long>(number));
+  return name;
+}
+
+// The number segment_name() gave `name` ("seg-000007": 7), or nullopt for another name.
+std::optional<std::uint64_t> segment_number(std::string_view name) {
+  if (!name.starts_with("seg-")) return std::nullopt;
+  name.remove_prefix(4);
+  std::uint64_t number = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), number);
+  if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;
+  return number;
+}
+
+// The highest number of a segment `manifest` names, 0 when it names none.
 std::uint64_t highest_segment(const json& manifest) {
   std::uint64_t highest = 0;
   const auto list = manifest.find("segments");
   if (list == manifest.end() || !list->is_array()) return 0;
-  for (const json& segment : *list) {
-    if (!segment.is_object() || !segment.contains("name") || !segment["name"].is_string()) continue;
-    const std::string_view name = segment["name"].get_ref<const std::string&>();
-    std::uint64_t number = 0;
-    const std::string_view digits = name.substr(std::min<std::size_t>(4, name.size()));
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    if (name.starts_with("seg-") && error == std::errc() && end == digits.data() + digits.size())
-      highest = std::max(highest, std::min(number, kMostSegments));
-  }
+  for (const json& segment : *list)
+    if (segment.is_object() && segment.contains("name") && segment["name"].is_string())
+      if (const auto number = segment_number(segment["name"].get_ref<const std::string&>()))
+        highest = std::max(highest, std::min(*number, kMostSegments));
   return highest;
 }
 
@@ -153,12 +164,6 @@ std::optional<std::uint64_t> stored_next_segment(const json& manifest) {
   if (n == manifest.end()) return above;
   if (!n->is_number_unsigned() || n->get<std::uint64_t>() < above || n->get<std::uint64_t>() > kMostSegments) return std::nullopt;
   return n->get<std::uint64_t>();
-}
-
-std::string segment_name(std::uint64_t number) {
-  char name[32];
-  std::snprintf(name, sizeof name, "seg-%06llu", static_cast<unsigned long long>(number));
-  return name;
 }
 
 // Size classes for merging: segments of one level merge together.
@@ -489,8 +494,8 @@ json commit(const PipelineStages& stages, const CorpusListing& listing, Generati
   std::map<std::string, bool> kept_binary;
   if (old.is_object() && old.contains("files") && old["files"].is_array())
     for (const json& f : old["files"])
-      if (f.is_object() && f.contains("path") && f["path"].is_string() && f.contains("binary") && f["binary"].is_boolean())
-        kept_binary[f["path"].get<std::string>()] = f["binary"].get<bool>();
+      if (f.is_object() && f.contains("path") && f["path"].is_string())
+        if (const std::optional<bool> binary = listed_binary(f)) kept_binary[f["path"].get<std::string>()] = *binary;
   const auto list = [&](const fs::path& path) {
     const std::string relative = path.lexically_relative(pipeline.index_dir).generic_string();
     const auto kept = kept_binary.find(relative);
@@ -573,11 +578,14 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   if (!found) report.why_full = "no index yet";
   else if (!found->is_object()) report.why_full = display_path(pipeline.index_dir / kManifest) + " is damaged";
   else report.why_full = incompatibility(*found, stages);
+  // New segments are named from it; nullopt for a number no run writes, which could name a kept
+  // segment's files.
+  const std::optional<std::uint64_t> stored_next =
+      found && found->is_object() ? stored_next_segment(*found) : std::optional<std::uint64_t>(1);
   if (report.why_full.empty()) {
     try {
       old = *found;
-      // Segments this run adds are named from it: a wrong one could name a kept segment's files.
-      if (!stored_next_segment(old)) throw Error("the index is damaged (next_segment is " + old["next_segment"].dump() + ")");
+      if (!stored_next) throw Error("the index is damaged (next_segment is " + old["next_segment"].dump() + ")");
       if (const std::string problem = missing_or_resized(pipeline, old); !problem.empty())
         throw Error("the index is damaged (" + problem + ")");
       segments = open_segments(pipeline, old);  // damage found now, not by the next search
@@ -613,8 +621,7 @@ IndexReport build_index(PipelineStages& stages, IndexOptions options) {
   remove_unused(pipeline, found && found->is_object() ? *found : json());
   // Above every segment the manifest names, whatever it says: a failed run removes the segments
   // it wrote, which must not be the current generation's.
-  const std::uint64_t next_segment =
-      found && found->is_object() ? stored_next_segment(*found).value_or(highest_segment(*found) + 1) : 1;
+  const std::uint64_t next_segment = stored_next ? *stored_next : highest_segment(*found) + 1;  // *found: an object
 
   const CorpusDiff diff = diff_corpus(listing, segments, report.full ? RetimedFiles() : retimed_files(old), report);
   if (report.full) report.added = listing.files.size(), report.changed = report.removed = 0;
