@@ -145,6 +145,34 @@ TEST(QuestionKinds, AQuestionMayAskSeveralThings) {
   EXPECT_FALSE(asks_several_things("Quel backend ?", "which|what backend"));
 }
 
+// The kind of a question that asks several things is its first part's, which alone is short
+// enough to read ("What is Anyscale" is a definition; the whole sentence is too long to be one).
+TEST(QuestionKinds, AQuestionThatAsksSeveralThingsIsReadPartByPart) {
+  EXPECT_EQ(question_kind("What is Anyscale, and what does it give you for running vLLM?"), QuestionKind::what_is);
+  EXPECT_EQ(question_kind("What is KubeAI and what does it add on top of vLLM on Kubernetes?"), QuestionKind::what_is);
+  const auto parts = [](std::string_view question) {
+    std::vector<std::pair<std::string, QuestionKind>> out;
+    for (const AskedPart& p : asked_parts(question)) out.emplace_back(std::string(p.part), p.kind);
+    return out;
+  };
+  using P = std::pair<std::string, QuestionKind>;
+  EXPECT_THAT(parts("I run vLLM on TPUs. What is EPLB, and how do I turn it on?"),
+              ElementsAre(P{"What is EPLB", QuestionKind::what_is}, P{"how do I turn it on?", QuestionKind::how_to}));
+  EXPECT_THAT(parts("Which package do I need and where does the config go; or why is it missing?"),
+              ElementsAre(P{"Which package do I need", QuestionKind::other}, P{"where does the config go", QuestionKind::other},
+                          P{"why is it missing?", QuestionKind::why}));
+  EXPECT_THAT(parts("What does VLLM_PORT do, and can I change it?"),
+              ElementsAre(P{"What does VLLM_PORT do", QuestionKind::what_is}, P{"can I change it?", QuestionKind::other}));
+  EXPECT_THAT(parts("What does model_impl do? Can I force the Hugging Face one?"),
+              ElementsAre(P{"What does model_impl do?", QuestionKind::what_is},
+                          P{"Can I force the Hugging Face one?", QuestionKind::other}));
+  // One question: one part, the one its kind is read from.
+  EXPECT_THAT(parts("In the Helm values file, what is pvcStorage for?"),
+              ElementsAre(P{"what is pvcStorage for?", QuestionKind::what_is}));
+  EXPECT_THAT(parts("What is the difference between X and what Y does?"),
+              ElementsAre(P{"What is the difference between X and what Y does?", QuestionKind::what_is}));
+}
+
 TEST(AnswerTypes, APriceAsksForMoney) {
   EXPECT_TRUE(answer_types("What is the price per million tokens?").money);
   EXPECT_TRUE(answer_types("How much does an instance cost per hour?").money);

@@ -512,6 +512,23 @@ TEST(ExtractiveGenerator, AQuestionThatAsksTwoThingsGetsRoomForBoth) {
   EXPECT_EQ(one.find("balances the experts") == std::string::npos, one.find("--enable-eplb") != std::string::npos) << one;
 }
 
+// Each part of such a question is answered: the best unit for a part that the units chosen by the
+// whole question leave out comes too ("what must I install" below, which shares one rare word
+// with the question against the first part's six).
+TEST(ExtractiveGenerator, EachPartOfAQuestionThatAsksSeveralThingsIsAnswered) {
+  const Evidence page = source(1, "markdown",
+                               "EPLB balances the experts of MoE models across the GPUs of a node.\n\n"
+                               "On busy clusters, EPLB shifts heavy experts of MoE models to idle GPUs at runtime, "
+                               "using live load statistics gathered per step.\n\n"
+                               "Before you start, install the `kit-xb` package.\n");
+  const std::string answer = make("{max_units: 1, max_chars: 90, restate: false}")
+                                 ->generate(ask("How does EPLB balance the experts of MoE models across GPUs, and what must I "
+                                                "install?",
+                                                {page}));
+  EXPECT_THAT(answer, HasSubstr("EPLB balances the experts of MoE models across the GPUs of a node."));
+  EXPECT_THAT(answer, HasSubstr("install the `kit-xb` package")) << answer;
+}
+
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {
   const Evidence code = source(1, "python",
                                "class SSLCertRefresher:\n    \"\"\"A class that monitors SSL certificate files and reloads them "

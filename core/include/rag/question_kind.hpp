@@ -3,6 +3,7 @@
 // evidence that answers it: the extractive generator prefers units of that shape, and answering
 // looks up the definition a "where is X" or "the default of X" question names (rag/definitions.hpp).
 #include <string_view>
+#include <vector>
 
 namespace rag {
 
@@ -18,6 +19,20 @@ enum class QuestionKind {
 
 /// The kind of `question`, an English question (a translated one starts with its question word).
 QuestionKind question_kind(std::string_view question);
+
+/// One question of those a question asks, and its kind.
+struct AskedPart {
+  QuestionKind kind = QuestionKind::other;
+  std::string_view part;  ///< a view into the question
+};
+
+/// The questions `question` asks, in order, each with its kind: its sentences that end in '?'
+/// when there are two or more ("What does model_impl do? Can I force the Hugging Face one?"), or
+/// the parts of the one that asks, cut before each "and" or "or" that opens another question
+/// ("What is EPLB, and how do I turn it on?" -> "What is EPLB", "how do I turn it on?"). Else one
+/// part: the sentence question_kind() reads the kind from (a compound question's kind is its first
+/// part's).
+std::vector<AskedPart> asked_parts(std::string_view question);
 
 /// Whether `question` asks two things or more: two sentences end with a question mark ("What does
 /// model_impl do? Can I force the Hugging Face one?"; '?' in code or a URL ends none), or, in

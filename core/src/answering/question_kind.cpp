@@ -93,6 +93,80 @@ bool AnswerTypes::*type_named_by(std::string_view noun) {
   return nullptr;
 }
 
+// The words that open a question, or a part of one.
+const std::set<std::string_view> kQuestionWords = {"what", "which", "how", "where", "why", "when", "who", "whether"};
+
+// The part of `sentence` before an "and" or "or" that opens a second question ("What is EPLB, and
+// how do I turn it on?" -> "What is EPLB"), or before an "and" followed by an auxiliary and its
+// subject ("What does X do, and can I change it?"); not "or is it ..." (a choice asked once), "the
+// difference between X and what Y does", "starts and is then killed", or the words of a name
+// (use_aiter_and_is_supported). `sentence` whole when it asks one thing.
+std::string_view first_of_several(std::string_view sentence) {
+  static const std::set<std::string_view> kAuxiliaries = {"does", "do", "is", "are", "can", "should", "will", "could"};
+  static const std::set<std::string_view> kSubjects = {"i", "it", "there", "we", "you", "they", "this", "that", "vllm"};
+  std::string lower(sentence);  // ASCII letters lowered: the same offsets as `sentence`
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const std::vector<std::string_view> words = name_runs(lower, false);
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == "between") return sentence;
+    if (((words[i] == "and" || words[i] == "or") && kQuestionWords.contains(words[i + 1])) ||
+        (words[i] == "and" && kAuxiliaries.contains(words[i + 1]) && i + 2 < words.size() && kSubjects.contains(words[i + 2]))) {
+      std::size_t end = static_cast<std::size_t>(words[i].data() - lower.data());
+      while (end > 0 && (lower[end - 1] == ' ' || lower[end - 1] == ',' || lower[end - 1] == ';')) --end;
+      return sentence.substr(0, end);
+    }
+  }
+  return sentence;
+}
+
+// The sentences of a question, trimmed, as sentence_starts cuts them (at '.', '!' or '?' before a
+// space: neither `torch.compile` nor a URL's "?model=x" ends one): those that end in '?' and the
+// others, each in order.
+struct Sentences {
+  std::vector<std::string_view> asking, telling;
+};
+Sentences sentences_of(std::string_view question) {
+  Sentences out;
+  std::vector<std::size_t> starts = sentence_starts(question, {0, question.size()});
+  starts.push_back(question.size());
+  std::size_t begin = 0;
+  for (const std::size_t end : starts) {
+    std::string_view sentence = question.substr(begin, end - begin);
+    begin = end;
+    const std::size_t first = sentence.find_first_not_of(" \t\r\n\f\v");
+    if (first == std::string_view::npos) continue;
+    sentence = sentence.substr(first, sentence.find_last_not_of(" \t\r\n\f\v") + 1 - first);
+    (sentence.ends_with('?') ? out.asking : out.telling).push_back(sentence);
+  }
+  return out;
+}
+
+// The part of `question` its kind is read from, with the kind. Users often say where they stand
+// before they ask ("I have a BF16 model and no calibration data. How can I ...?"): the sentences
+// that end in '?' say the kind first, then the others ("How do I set swap_space. Thanks!"), in
+// order. A sentence that asks two things ("What is Anyscale, and what does it give you?") asks
+// first what its first part asks, which alone may be short enough to read ("What is Anyscale").
+// A clause may come before the question word ("In the Helm values file, what is pvcStorage
+// for?", "For Llama 3, Mistral and Qwen, how do I ..."): the question then starts after a comma.
+// An asking sentence read so still comes before the telling ones. The question whole when no
+// part says a kind.
+AskedPart asked_part(std::string_view question) {
+  const Sentences sentences = sentences_of(question);
+  for (const auto* group : {&sentences.asking, &sentences.telling}) {
+    for (const std::string_view sentence : *group)
+      if (const QuestionKind kind = kind_of(sentence); kind != QuestionKind::other) return {kind, sentence};
+    for (const std::string_view sentence : *group)
+      if (const std::string_view first = first_of_several(sentence); first.size() < sentence.size())
+        if (const QuestionKind kind = kind_of(first); kind != QuestionKind::other) return {kind, first};
+    for (const std::string_view sentence : *group)
+      for (std::size_t comma = sentence.find(", "); comma != std::string_view::npos; comma = sentence.find(", ", comma + 2))
+        if (const QuestionKind kind = kind_of(sentence.substr(comma + 2)); kind != QuestionKind::other)
+          return {kind, sentence.substr(comma + 2)};
+  }
+  return {kind_of(question), question};
+}
+
 }  // namespace
 
 AnswerTypes answer_types(std::string_view question) {
@@ -193,12 +267,6 @@ bool asks_several_things(std::string_view question, std::string_view translated)
     }
   }
   if (marks >= 2) return true;
-  // "and" or "or" before a question word; "and" before an auxiliary and its subject ("and can I",
-  // "and is there"). Not "or is it ..." (a choice asked once), "the difference between X and what
-  // Y does", "starts and is then killed", or the words of a name (use_aiter_and_is_supported).
-  static const std::set<std::string_view> kQuestionWords = {"what", "which", "how", "where", "why", "when", "who", "whether"};
-  static const std::set<std::string_view> kAuxiliaries = {"does", "do", "is", "are", "can", "should", "will", "could"};
-  static const std::set<std::string_view> kSubjects = {"i", "it", "there", "we", "you", "they", "this", "that", "vllm"};
   // The translation's words, each with its readings joined by '|' ("which|what"): two different
   // ones that ask.
   if (!translated.empty()) {
@@ -219,46 +287,31 @@ bool asks_several_things(std::string_view question, std::string_view translated)
     }
     if (asking.size() >= 2) return true;
   }
-  const std::string lower = utf8::lower(question);
-  const std::vector<std::string_view> words = name_runs(lower, false);
-  bool between = false;
-  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-    between = between || words[i] == "between";
-    if ((words[i] == "and" || words[i] == "or") && kQuestionWords.contains(words[i + 1]) && !between) return true;
-    if (words[i] == "and" && kAuxiliaries.contains(words[i + 1]) && i + 2 < words.size() && kSubjects.contains(words[i + 2]))
-      return true;
-  }
-  return false;
+  // "and" or "or" before a question word, "and" before an auxiliary and its subject ("and can I").
+  return first_of_several(question).size() < question.size();
 }
 
-QuestionKind question_kind(std::string_view question) {
-  // Users often say where they stand before they ask ("I have a BF16 model and no calibration
-  // data. How can I ...?"): the sentences that end in '?' say the kind first, then the others
-  // ("How do I set swap_space. Thanks!"), in order. Sentences as sentence_starts cuts them, at
-  // '.', '!' or '?' before a space: neither `torch.compile` nor a URL's "?model=x" ends one.
-  std::vector<std::string_view> asking, telling;
-  std::vector<std::size_t> starts = sentence_starts(question, {0, question.size()});
-  starts.push_back(question.size());
-  std::size_t begin = 0;
-  for (const std::size_t end : starts) {
-    std::string_view sentence = question.substr(begin, end - begin);
-    begin = end;
-    const std::size_t first = sentence.find_first_not_of(" \t\r\n\f\v");
-    if (first == std::string_view::npos) continue;
-    sentence = sentence.substr(first, sentence.find_last_not_of(" \t\r\n\f\v") + 1 - first);
-    (sentence.ends_with('?') ? asking : telling).push_back(sentence);
+QuestionKind question_kind(std::string_view question) { return asked_part(question).kind; }
+
+std::vector<AskedPart> asked_parts(std::string_view question) {
+  const Sentences sentences = sentences_of(question);
+  std::vector<AskedPart> parts;
+  if (sentences.asking.size() >= 2) {
+    for (const std::string_view sentence : sentences.asking) parts.push_back({kind_of(sentence), sentence});
+    return parts;
   }
-  // A clause may come before the question word ("In the Helm values file, what is pvcStorage for?",
-  // "For Llama 3, Mistral and Qwen, how do I ..."): the question then starts after a comma. An
-  // asking sentence read so still comes before the telling ones.
-  for (const auto* sentences : {&asking, &telling}) {
-    for (const std::string_view sentence : *sentences)
-      if (const QuestionKind kind = kind_of(sentence); kind != QuestionKind::other) return kind;
-    for (const std::string_view sentence : *sentences)
-      for (std::size_t comma = sentence.find(", "); comma != std::string_view::npos; comma = sentence.find(", ", comma + 2))
-        if (const QuestionKind kind = kind_of(sentence.substr(comma + 2)); kind != QuestionKind::other) return kind;
+  // The one sentence that asks, cut before each "and" or "or" that opens another question.
+  for (std::string_view rest = sentences.asking.empty() ? std::string_view() : sentences.asking.front(); !rest.empty();) {
+    const std::string_view first = first_of_several(rest);
+    parts.push_back({kind_of(first), first});
+    if (first.size() == rest.size()) break;
+    rest.remove_prefix(first.size());
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" ,;")));
+    rest.remove_prefix(std::min(rest.size(), rest.find(' ')));  // the "and" or "or"
+    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(' ')));
   }
-  return kind_of(question);
+  if (parts.size() < 2) return {asked_part(question)};
+  return parts;
 }
 
 }  // namespace rag

@@ -138,16 +138,23 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
 
 
 std::string ExtractiveGenerator::compose(const GenerationRequest& request) const {
-  std::optional<Reading> reading = read(request);
+  const std::string& query = request.query.empty() ? request.question : request.query;
+  std::optional<Reading> reading = read(request, query);
   if (!reading) return {};
-  const std::vector<std::size_t> chosen = choose(request, *reading);
+  // A question that asks several things: each part read alone, for the unit that answers it.
+  std::vector<Reading> parts;
+  if (const std::vector<AskedPart> asked = asked_parts(query); asked.size() >= 2)
+    for (const AskedPart& part : asked)
+      if (std::optional<Reading> alone = read(request, part.part)) parts.push_back(std::move(*alone));
+  const std::vector<std::size_t> chosen = choose(request, *reading, parts);
   if (chosen.empty()) return {};
   return write(request, *reading, chosen);
 }
 
-std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const GenerationRequest& request) const {
+std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const GenerationRequest& request,
+                                                                     std::string_view question) const {
   Reading r;
-  r.query = request.query.empty() ? request.question : request.query;
+  r.query = question;
   r.kind = question_kind(r.query);
   const AnswerTypes asked_types = answer_types(r.query);
   const std::string& query = r.query;
@@ -282,7 +289,8 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   return r;
 }
 
-std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& request, Reading& reading) const {
+std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& request, Reading& reading,
+                                                     const std::vector<Reading>& parts) const {
   std::vector<Unit>& units = reading.units;
   const std::vector<std::vector<std::string>>& terms = reading.terms;
   const std::vector<double>& score = reading.score;
@@ -467,6 +475,17 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
         break;
       also_choose(next);
     }
+  }
+  // A part of the question that no unit chosen answers as well as kFollowShare of its best one:
+  // its best one comes too, while it fits.
+  for (const Reading& part : parts) {
+    std::size_t best = units.size();
+    for (std::size_t u = 0; u < units.size(); ++u)
+      if (part.score[u] > 0 && (best == units.size() || part.score[u] > part.score[best])) best = u;
+    if (best == units.size() || is_chosen(best)) continue;
+    const double enough = kFollowShare * part.score[best];
+    if (std::any_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return part.score[c] >= enough; })) continue;
+    if (used + units[best].chars <= chars_allowed + kParagraphExtra) take(best);
   }
   // A how-to answer names what to run or set: when the units chosen name no command, flag or code,
   // the best unit that does, if it covers enough of the question, takes the place of the weakest

@@ -91,10 +91,10 @@ class ExtractiveGenerator final : public Generator {
   std::string compose(const GenerationRequest& request) const;
   /// The request's units, each scored by the share of the question it covers, its source's rank
   /// and its shape; none when no unit holds a word of the question.
-  std::optional<Reading> read(const GenerationRequest& request) const;
+  std::optional<Reading> read(const GenerationRequest& request, std::string_view question) const;
   /// The units to quote, best first, with what each announces; may cut the text of one that is
   /// too long alone. Empty when none scores.
-  std::vector<std::size_t> choose(const GenerationRequest& request, Reading& reading) const;
+  std::vector<std::size_t> choose(const GenerationRequest& request, Reading& reading, const std::vector<Reading>& parts) const;
   /// The chosen units as the answer: what a default or "where" question is answered with first,
   /// then a paragraph per source, best first, code and tables as blocks.
   std::string write(const GenerationRequest& request, const Reading& reading, const std::vector<std::size_t>& chosen) const;
