@@ -150,27 +150,29 @@ TEST(QuestionKinds, AQuestionMayAskSeveralThings) {
 TEST(QuestionKinds, AQuestionThatAsksSeveralThingsIsReadPartByPart) {
   EXPECT_EQ(question_kind("What is Anyscale, and what does it give you for running vLLM?"), QuestionKind::what_is);
   EXPECT_EQ(question_kind("What is KubeAI and what does it add on top of vLLM on Kubernetes?"), QuestionKind::what_is);
-  const auto parts = [](std::string_view question) {
-    std::vector<std::pair<std::string, QuestionKind>> out;
-    for (const AskedPart& p : asked_parts(question)) out.emplace_back(std::string(p.part), p.kind);
-    return out;
-  };
-  using P = std::pair<std::string, QuestionKind>;
-  EXPECT_THAT(parts("I run vLLM on TPUs. What is EPLB, and how do I turn it on?"),
-              ElementsAre(P{"What is EPLB", QuestionKind::what_is}, P{"how do I turn it on?", QuestionKind::how_to}));
-  EXPECT_THAT(parts("Which package do I need and where does the config go; or why is it missing?"),
-              ElementsAre(P{"Which package do I need", QuestionKind::other}, P{"where does the config go", QuestionKind::other},
-                          P{"why is it missing?", QuestionKind::why}));
-  EXPECT_THAT(parts("What does VLLM_PORT do, and can I change it?"),
-              ElementsAre(P{"What does VLLM_PORT do", QuestionKind::what_is}, P{"can I change it?", QuestionKind::other}));
-  EXPECT_THAT(parts("What does model_impl do? Can I force the Hugging Face one?"),
-              ElementsAre(P{"What does model_impl do?", QuestionKind::what_is},
-                          P{"Can I force the Hugging Face one?", QuestionKind::other}));
-  // One question: one part, the one its kind is read from.
-  EXPECT_THAT(parts("In the Helm values file, what is pvcStorage for?"),
-              ElementsAre(P{"what is pvcStorage for?", QuestionKind::what_is}));
-  EXPECT_THAT(parts("What is the difference between X and what Y does?"),
-              ElementsAre(P{"What is the difference between X and what Y does?", QuestionKind::what_is}));
+  EXPECT_THAT(asked_parts("I run vLLM on TPUs. What is EPLB, and how do I turn it on?"),
+              ElementsAre("What is EPLB", "how do I turn it on?"));
+  EXPECT_THAT(asked_parts("Which package do I need and where does the config go; or why is it missing?"),
+              ElementsAre("Which package do I need", "where does the config go", "why is it missing?"));
+  EXPECT_THAT(asked_parts("What does VLLM_PORT do, and can I change it?"), ElementsAre("What does VLLM_PORT do", "can I change it?"));
+  EXPECT_THAT(asked_parts("What does model_impl do? Can I force the Hugging Face one?"),
+              ElementsAre("What does model_impl do?", "Can I force the Hugging Face one?"));
+  // The next part starts at the question word whatever separates it from "and"; a question
+  // written without its '?' has parts too.
+  EXPECT_THAT(asked_parts("What is EPLB and\thow do I turn it on?"), ElementsAre("What is EPLB", "how do I turn it on?"));
+  EXPECT_THAT(asked_parts("What is EPLB and/or how do I turn it on"), ElementsAre("What is EPLB", "how do I turn it on"));
+  // One question: one part, the one its kind is read from. A '?' in code ends no question, a
+  // part of one word is none, nor is a follow-up's leading "And".
+  EXPECT_THAT(asked_parts("In the Helm values file, what is pvcStorage for?"), ElementsAre("what is pvcStorage for?"));
+  EXPECT_THAT(asked_parts("What is the difference between X and what Y does?"),
+              ElementsAre("What is the difference between X and what Y does?"));
+  EXPECT_THAT(asked_parts("Why does `x ? y : z` fail? It is valid C."), ElementsAre("Why does `x ? y : z` fail?"));
+  EXPECT_THAT(asked_parts("How and why does vLLM preempt requests?"), ElementsAre("How and why does vLLM preempt requests?"));
+  EXPECT_THAT(asked_parts("And how do I enable it?"), ElementsAre("And how do I enable it?"));
+  // "between" keeps "and what" in one question, not "and can I" after it.
+  EXPECT_TRUE(asks_several_things("What is the difference between X and Y, and can I use both?"));
+  EXPECT_THAT(asked_parts("What is the difference between X and Y, and can I use both?"),
+              ElementsAre("What is the difference between X and Y", "can I use both?"));
 }
 
 TEST(AnswerTypes, APriceAsksForMoney) {

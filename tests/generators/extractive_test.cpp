@@ -527,6 +527,20 @@ TEST(ExtractiveGenerator, EachPartOfAQuestionThatAsksSeveralThingsIsAnswered) {
                                                 {page}));
   EXPECT_THAT(answer, HasSubstr("EPLB balances the experts of MoE models across the GPUs of a node."));
   EXPECT_THAT(answer, HasSubstr("install the `kit-xb` package")) << answer;
+  // Within the units allowed (max_units, one more for a question that asks several things) and
+  // the room: a third part finds no place, nor does a part's unit longer than the room.
+  const Evidence more = source(2, "markdown", "The logs of the zorblat daemon are in `/var/log/zorblat`.\n");
+  const std::string three = make("{max_units: 1, max_chars: 90, restate: false}")
+                                ->generate(ask("How does EPLB balance the experts of MoE models across GPUs, and what must I "
+                                               "install, and where are the zorblat logs?",
+                                               {page, more}));
+  EXPECT_EQ(three.find("kit-xb") == std::string::npos, three.find("zorblat") != std::string::npos) << three;
+  const std::string narrow = make("{max_units: 1, max_chars: 70, restate: false}")
+                                 ->generate(ask("How does EPLB balance the experts of MoE models across GPUs, and what must I "
+                                                "install?",
+                                                {page}));
+  EXPECT_THAT(narrow, HasSubstr("EPLB balances the experts"));
+  EXPECT_THAT(narrow, Not(HasSubstr("kit-xb"))) << narrow;
 }
 
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {

@@ -20,19 +20,14 @@ enum class QuestionKind {
 /// The kind of `question`, an English question (a translated one starts with its question word).
 QuestionKind question_kind(std::string_view question);
 
-/// One question of those a question asks, and its kind.
-struct AskedPart {
-  QuestionKind kind = QuestionKind::other;
-  std::string_view part;  ///< a view into the question
-};
-
-/// The questions `question` asks, in order, each with its kind: its sentences that end in '?'
-/// when there are two or more ("What does model_impl do? Can I force the Hugging Face one?"), or
-/// the parts of the one that asks, cut before each "and" or "or" that opens another question
-/// ("What is EPLB, and how do I turn it on?" -> "What is EPLB", "how do I turn it on?"). Else one
-/// part: the sentence question_kind() reads the kind from (a compound question's kind is its first
-/// part's).
-std::vector<AskedPart> asked_parts(std::string_view question);
+/// The questions `question` asks, in order, as views into it: when asks_several_things() says it
+/// asks several, its sentences that end in '?' when there are two or more ("What does model_impl
+/// do? Can I force the Hugging Face one?"), or the parts of the one that asks (or, without a '?',
+/// of the first sentence that has parts), cut before each "and" or "or" that opens another
+/// question ("What is EPLB, and how do I turn it on?" -> "What is EPLB", "how do I turn it on?").
+/// Else one part: the sentence, or the clause, question_kind() reads the kind from (a compound
+/// question's kind is its first part's).
+std::vector<std::string_view> asked_parts(std::string_view question);
 
 /// Whether `question` asks two things or more: two sentences end with a question mark ("What does
 /// model_impl do? Can I force the Hugging Face one?"; '?' in code or a URL ends none), or, in

@@ -96,33 +96,42 @@ bool AnswerTypes::*type_named_by(std::string_view noun) {
 // The words that open a question, or a part of one.
 const std::set<std::string_view> kQuestionWords = {"what", "which", "how", "where", "why", "when", "who", "whether"};
 
-// The part of `sentence` before an "and" or "or" that opens a second question ("What is EPLB, and
-// how do I turn it on?" -> "What is EPLB"), or before an "and" followed by an auxiliary and its
-// subject ("What does X do, and can I change it?"); not "or is it ..." (a choice asked once), "the
-// difference between X and what Y does", "starts and is then killed", or the words of a name
-// (use_aiter_and_is_supported). `sentence` whole when it asks one thing.
-std::string_view first_of_several(std::string_view sentence) {
+// A sentence cut where a second question starts: before an "and" or "or" that opens one ("What
+// is EPLB, and how do I turn it on?" -> "What is EPLB" and "how do I turn it on?"), or an "and"
+// followed by an auxiliary and its subject ("What does X do, and can I change it?"); not "or is it
+// ..." (a choice asked once), "the difference between X and what Y does", "starts and is then
+// killed", or the words of a name (use_aiter_and_is_supported). `first` is the sentence whole
+// and `rest` empty when it asks one thing; `rest` starts after the "and" or "or".
+struct FirstQuestion {
+  std::string_view first, rest;
+};
+FirstQuestion first_of_several(std::string_view sentence) {
   static const std::set<std::string_view> kAuxiliaries = {"does", "do", "is", "are", "can", "should", "will", "could"};
   static const std::set<std::string_view> kSubjects = {"i", "it", "there", "we", "you", "they", "this", "that", "vllm"};
   std::string lower(sentence);  // ASCII letters lowered: the same offsets as `sentence`
   for (char& c : lower)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   const std::vector<std::string_view> words = name_runs(lower, false);
+  bool between = false;
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-    if (words[i] == "between") return sentence;
-    if (((words[i] == "and" || words[i] == "or") && kQuestionWords.contains(words[i + 1])) ||
+    between = between || words[i] == "between";
+    if (((words[i] == "and" || words[i] == "or") && kQuestionWords.contains(words[i + 1]) && !between) ||
         (words[i] == "and" && kAuxiliaries.contains(words[i + 1]) && i + 2 < words.size() && kSubjects.contains(words[i + 2]))) {
+      // The first part ends at its last word, before any "and/" of an "and/or".
       std::size_t end = static_cast<std::size_t>(words[i].data() - lower.data());
-      while (end > 0 && (lower[end - 1] == ' ' || lower[end - 1] == ',' || lower[end - 1] == ';')) --end;
-      return sentence.substr(0, end);
+      if (words[i] == "or" && i > 0 && words[i - 1] == "and" && lower.compare(end - 1, 1, "/") == 0)
+        end = static_cast<std::size_t>(words[i - 1].data() - lower.data());
+      while (end > 0 && std::string_view(" \t\r\n,;").find(lower[end - 1]) != std::string_view::npos) --end;
+      const std::size_t next = static_cast<std::size_t>(words[i + 1].data() - lower.data());
+      return {sentence.substr(0, end), sentence.substr(next)};
     }
   }
-  return sentence;
+  return {sentence, {}};
 }
 
 // The sentences of a question, trimmed, as sentence_starts cuts them (at '.', '!' or '?' before a
-// space: neither `torch.compile` nor a URL's "?model=x" ends one): those that end in '?' and the
-// others, each in order.
+// space: neither `torch.compile` nor a URL's "?model=x" ends one), and not inside code ("Why does
+// `x ? y : z` fail?"): those that end in '?' and the others, each in order.
 struct Sentences {
   std::vector<std::string_view> asking, telling;
 };
@@ -132,6 +141,9 @@ Sentences sentences_of(std::string_view question) {
   starts.push_back(question.size());
   std::size_t begin = 0;
   for (const std::size_t end : starts) {
+    if (std::count(question.begin() + static_cast<std::ptrdiff_t>(begin), question.begin() + static_cast<std::ptrdiff_t>(end), '`') % 2 != 0 &&
+        end < question.size())
+      continue;  // inside code: the sentence goes on
     std::string_view sentence = question.substr(begin, end - begin);
     begin = end;
     const std::size_t first = sentence.find_first_not_of(" \t\r\n\f\v");
@@ -151,14 +163,18 @@ Sentences sentences_of(std::string_view question) {
 // for?", "For Llama 3, Mistral and Qwen, how do I ..."): the question then starts after a comma.
 // An asking sentence read so still comes before the telling ones. The question whole when no
 // part says a kind.
+struct AskedPart {
+  QuestionKind kind = QuestionKind::other;
+  std::string_view part;
+};
 AskedPart asked_part(std::string_view question) {
   const Sentences sentences = sentences_of(question);
   for (const auto* group : {&sentences.asking, &sentences.telling}) {
     for (const std::string_view sentence : *group)
       if (const QuestionKind kind = kind_of(sentence); kind != QuestionKind::other) return {kind, sentence};
     for (const std::string_view sentence : *group)
-      if (const std::string_view first = first_of_several(sentence); first.size() < sentence.size())
-        if (const QuestionKind kind = kind_of(first); kind != QuestionKind::other) return {kind, first};
+      if (const FirstQuestion cut = first_of_several(sentence); !cut.rest.empty())
+        if (const QuestionKind kind = kind_of(cut.first); kind != QuestionKind::other) return {kind, cut.first};
     for (const std::string_view sentence : *group)
       for (std::size_t comma = sentence.find(", "); comma != std::string_view::npos; comma = sentence.find(", ", comma + 2))
         if (const QuestionKind kind = kind_of(sentence.substr(comma + 2)); kind != QuestionKind::other)
@@ -288,30 +304,33 @@ bool asks_several_things(std::string_view question, std::string_view translated)
     if (asking.size() >= 2) return true;
   }
   // "and" or "or" before a question word, "and" before an auxiliary and its subject ("and can I").
-  return first_of_several(question).size() < question.size();
+  return !first_of_several(question).rest.empty();
 }
 
 QuestionKind question_kind(std::string_view question) { return asked_part(question).kind; }
 
-std::vector<AskedPart> asked_parts(std::string_view question) {
+std::vector<std::string_view> asked_parts(std::string_view question) {
+  const std::string_view whole = asked_part(question).part;
+  if (!asks_several_things(question)) return {whole};
   const Sentences sentences = sentences_of(question);
-  std::vector<AskedPart> parts;
-  if (sentences.asking.size() >= 2) {
-    for (const std::string_view sentence : sentences.asking) parts.push_back({kind_of(sentence), sentence});
-    return parts;
+  if (sentences.asking.size() >= 2) return sentences.asking;
+  // The sentence that asks (a question may come without its '?'), cut before each "and" or "or"
+  // that opens another question.
+  const std::vector<std::string_view>& asking = sentences.asking.empty() ? sentences.telling : sentences.asking;
+  for (const std::string_view sentence : asking) {
+    std::vector<std::string_view> parts;
+    for (FirstQuestion cut{{}, sentence}; !cut.rest.empty();) {
+      cut = first_of_several(cut.rest);
+      parts.push_back(cut.first);
+    }
+    // Each part a question of two words at least: "How and why does vLLM preempt requests?", or a
+    // follow-up's leading "And", asks once.
+    if (parts.size() >= 2 && std::all_of(parts.begin(), parts.end(), [](std::string_view part) {
+          return name_runs(part, false).size() >= 2;
+        }))
+      return parts;
   }
-  // The one sentence that asks, cut before each "and" or "or" that opens another question.
-  for (std::string_view rest = sentences.asking.empty() ? std::string_view() : sentences.asking.front(); !rest.empty();) {
-    const std::string_view first = first_of_several(rest);
-    parts.push_back({kind_of(first), first});
-    if (first.size() == rest.size()) break;
-    rest.remove_prefix(first.size());
-    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" ,;")));
-    rest.remove_prefix(std::min(rest.size(), rest.find(' ')));  // the "and" or "or"
-    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(' ')));
-  }
-  if (parts.size() < 2) return {asked_part(question)};
-  return parts;
+  return {whole};
 }
 
 }  // namespace rag

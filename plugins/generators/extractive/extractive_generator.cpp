@@ -21,6 +21,9 @@ using namespace extractive;
 
 // Further units must score at least this share of the best one.
 constexpr double kFollowShare = 0.5;
+// A part of a question that asks several things is answered by a unit chosen that scores, for
+// that part, at least this share of its best unit.
+constexpr double kPartShare = 0.5;
 // A how-to answer without a command takes the best unit that names one scoring at least this
 // share of the best unit.
 constexpr double kCommandShare = 0.3;
@@ -143,9 +146,9 @@ std::string ExtractiveGenerator::compose(const GenerationRequest& request) const
   if (!reading) return {};
   // A question that asks several things: each part read alone, for the unit that answers it.
   std::vector<Reading> parts;
-  if (const std::vector<AskedPart> asked = asked_parts(query); asked.size() >= 2)
-    for (const AskedPart& part : asked)
-      if (std::optional<Reading> alone = read(request, part.part)) parts.push_back(std::move(*alone));
+  if (const std::vector<std::string_view> asked = asked_parts(query); asked.size() >= 2)
+    for (const std::string_view part : asked)
+      if (std::optional<Reading> alone = read(request, part)) parts.push_back(std::move(*alone));
   const std::vector<std::size_t> chosen = choose(request, *reading, parts);
   if (chosen.empty()) return {};
   return write(request, *reading, chosen);
@@ -436,7 +439,8 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   double first = 0;
   std::size_t best_unit = units.size();  // the first taken, not what came with it (a field, a header)
   bool best_cut = false;                  // quoted cut to max_chars: the rest of it says more than what follows
-  for (std::size_t picks = 0; picks < units_allowed; ++picks) {
+  std::size_t picks = 0;  // units taken, not those that came with them
+  for (; picks < units_allowed; ++picks) {
     std::size_t best = units.size();
     double best_value = 0;
     const std::size_t room = chosen.empty() ? max_chars_ : chars_allowed;
@@ -476,17 +480,6 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
       also_choose(next);
     }
   }
-  // A part of the question that no unit chosen answers as well as kFollowShare of its best one:
-  // its best one comes too, while it fits.
-  for (const Reading& part : parts) {
-    std::size_t best = units.size();
-    for (std::size_t u = 0; u < units.size(); ++u)
-      if (part.score[u] > 0 && (best == units.size() || part.score[u] > part.score[best])) best = u;
-    if (best == units.size() || is_chosen(best)) continue;
-    const double enough = kFollowShare * part.score[best];
-    if (std::any_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return part.score[c] >= enough; })) continue;
-    if (used + units[best].chars <= chars_allowed + kParagraphExtra) take(best);
-  }
   // A how-to answer names what to run or set: when the units chosen name no command, flag or code,
   // the best unit that does, if it covers enough of the question, takes the place of the weakest
   // of them that it needs.
@@ -504,6 +497,19 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
         chosen.pop_back();
       }
       take(command);
+    }
+  }
+  // A part of a question that asks several things that no unit chosen answers as well as
+  // kPartShare of that part's best unit: its best unit comes too, while the room and the units
+  // allowed take it.
+  for (const Reading& part : parts) {
+    if (chosen.empty() || picks >= units_allowed) break;
+    const auto best = static_cast<std::size_t>(std::max_element(part.score.begin(), part.score.end()) - part.score.begin());
+    if (part.score[best] == 0 || is_chosen(best) || used + units[best].chars > chars_allowed) continue;
+    const double enough = kPartShare * part.score[best];
+    if (std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return part.score[c] >= enough; })) {
+      take(best);
+      ++picks;
     }
   }
   if (chosen.empty()) {
