@@ -280,6 +280,21 @@ class SchedulerConfig:
   EXPECT_EQ(json::parse(rag("search 'Where is the block allocator implemented?' --pipeline pipeline.yaml --k 1").out)
                 ["retrieved_chunks"][0]["file_path"],
             "repo/pkg/engine.py");
+  // Asked for a class, the one of that file named by a word of the question its path lacks.
+  dir_.write("repo/pkg/request_queue.py",
+             "\"\"\"Queues of waiting requests.\"\"\"\nimport heapq\n\n\nclass FcfsRequestQueue:\n    \"\"\"Requests in order of "
+             "arrival: the first come is the first served, whatever else the request says about itself, its size, "
+             "its deadline or its client.\"\"\"\n\n    def pop(self):\n        return self.items.pop(0)\n\n\n"
+             "class PriorityRequestQueue:\n    \"\"\"Requests by their priority: a lower value is served earlier, and "
+             "the time of arrival decides between requests of the same value.\"\"\"\n\n    def pop(self):\n"
+             "        return heapq.heappop(self.heap)\n");
+  index();
+  const json named_class = first_source("Where is the request queue class that orders by priority?");
+  EXPECT_THAT(named_class["answer"].get<std::string>(),
+              ::testing::StartsWith("`pkg.request_queue.PriorityRequestQueue` is in `pkg/request_queue.py`, lines "));
+  // Not asked for a class: the file.
+  EXPECT_THAT(first_source("Where is the request queue by priority implemented?")["answer"].get<std::string>(),
+              ::testing::StartsWith("`pkg.request_queue` is in `pkg/request_queue.py`, lines 1-"));
   // A field described in words, its abbreviations spelt out, is the field, while the words rank
   // a function that only says them first.
   dir_.write("repo/pkg/limits.py", "def clamp(n, limit):\n    \"\"\"Sets the maximum number of sequences: the number of sequences, "

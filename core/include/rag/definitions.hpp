@@ -58,7 +58,9 @@ bool is_settings_class(std::string_view name);
 /// question asks about moved or added first, as many hits as before (the definitions alone when
 /// retrieval found nothing), when its kind asks for a definition: a "where" question, the class
 /// or function whose qualified name ends with a name it writes as code (for a name none declares,
-/// not a class's, the code that gives it a value: a constant, a variable); a "default" question, or a
+/// not a class's, the code that gives it a value: a constant, a variable), or, when it writes
+/// none, the code file named by its words (and when it asks for a class or a function, that
+/// file's one named by a word of the question the path lacks); a "default" question, or a
 /// "what does x_y mean" one (or "what does the seed parameter do": a word it calls a parameter,
 /// option, argument, field, attribute, setting or flag), the code that gives a value to one of its
 /// words at the start of a line (`name: T = v`, `name = v`, not a keyword

@@ -252,6 +252,49 @@ std::optional<Hit> declaration(const Index& index, const std::string& name, cons
   return best->hit;
 }
 
+// Of a file's chunks, the class or function named by a word of the question that the file's path
+// does not hold ("Where in the V1 code is it decided, with priority scheduling, which request goes
+// next?": PriorityRequestQueue of request_queue.py, not the module the path names already): the
+// one whose name's words the question's `words` hold the most of, then the largest share of its
+// name, then the shallowest, then the first; its first chunk (a long class's first piece is its
+// first method's). None when no name holds such a word.
+std::optional<std::uint32_t> named_definition(const Index& index, const std::vector<std::uint32_t>& chunks,
+                                              const std::vector<std::string>& words) {
+  std::string joined;
+  for (const std::string& w : words) joined.append(w).append(" ");
+  const std::vector<std::string> asked = sorted_terms(joined, english());
+  std::optional<std::string_view> best;
+  std::tuple<std::size_t, double, std::ptrdiff_t> best_rank{0, 0.0, 0};
+  std::string_view module;  // the file's own section: its first chunk's, before any definition
+  std::vector<std::string> path;
+  for (const std::uint32_t id : chunks) {
+    const ChunkView c = index.chunk(id);
+    if (module.empty()) {
+      module = c.section;
+      path = sorted_terms(c.file_path, english());
+    }
+    if (!is_code(c.kind) || c.section.empty() || c.section == module) continue;
+    const std::vector<std::string> named = sorted_terms(last_part(c.section), english());
+    std::size_t held = 0;
+    bool beyond_path = false;
+    for (const std::string& t : named)
+      if (std::binary_search(asked.begin(), asked.end(), t)) {
+        ++held;
+        beyond_path = beyond_path || !std::binary_search(path.begin(), path.end(), t);
+      }
+    if (!beyond_path) continue;
+    const std::tuple<std::size_t, double, std::ptrdiff_t> rank{
+        held, static_cast<double>(held) / static_cast<double>(named.size()), -std::count(c.section.begin(), c.section.end(), '.')};
+    if (!best || rank > best_rank) best = c.section, best_rank = rank;
+  }
+  if (!best) return std::nullopt;
+  for (const std::uint32_t id : chunks)  // the definition's first chunk: its own, or its first member's
+    if (const std::string_view section = index.chunk(id).section;
+        section == *best || (section.starts_with(*best) && section.size() > best->size() && section[best->size()] == '.'))
+      return id;
+  return std::nullopt;
+}
+
 // "Where is the V1 scheduler implemented?" names no code, but the file that implements it is
 // named by its words (vllm/v1/core/sched/scheduler.py). Among the code files of the index's best
 // chunks for the question, the one whose path holds every word of the question that most of
@@ -287,7 +330,15 @@ std::optional<Hit> named_file(const Index& index, std::string_view question) {
   for (std::size_t f = 0; f < files.size(); ++f)
     if (std::all_of(telling.begin(), telling.end(), [&](const std::string& w) { return holds(paths[f], w); })) {
       const std::vector<std::uint32_t> chunks = index.chunks_of(files[f].first);
-      if (!chunks.empty()) return Hit{chunks.front(), files[f].second.score};
+      if (chunks.empty()) continue;
+      // A question that asks for a class or a function ("Which class is it?", "In which function
+      // ...") is answered by one, when one is named by its words.
+      const std::vector<std::string> all = lowered_words(question);
+      const bool asks_definition = std::any_of(all.begin(), all.end(), [](const std::string& w) {
+        return w == "class" || w == "classes" || w == "function" || w == "functions" || w == "method" || w == "methods";
+      });
+      if (!asks_definition) return Hit{chunks.front(), files[f].second.score};
+      return Hit{named_definition(index, chunks, words).value_or(chunks.front()), files[f].second.score};
     }
   return std::nullopt;
 }
