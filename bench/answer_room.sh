@@ -21,7 +21,7 @@ seen=(tests/answers/everyday_facts.json tests/answers/everyday_facts_heldout.jso
   bench/everyday_en2.json bench/everyday_en3.json bench/everyday_fresh.json bench/everyday_ru.json
   bench/everyday_ml.json bench/everyday_ml_en.json bench/everyday_ml2.json bench/everyday_ml2_en.json
   bench/everyday_ml3.json bench/everyday_ml3_en.json bench/everyday_ml4.json bench/everyday_ml4_en.json)
-blind=(bench/everyday_en4.json bench/everyday_en5.json bench/everyday_en6.json bench/everyday_en7.json bench/everyday_ru2.json)
+blind=(bench/everyday_en4.json bench/everyday_en5.json bench/everyday_en6.json bench/everyday_en7.json bench/everyday_en8.json bench/everyday_ru2.json)
 public=(dataset_docs_public dataset_code_public Dataset_2025-09-21_valid)
 for name in "${public[@]}"; do
   quiet "$rag" search_dataset --pipeline "$pipeline" --dataset_path "$datasets/UnansweredQuestions/$name.json" --k 10 \
