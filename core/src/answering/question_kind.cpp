@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "rag/definitions.hpp"
+#include "rag/code_names.hpp"
 #include "rag/span_splitter.hpp"
 #include "rag/utf8.hpp"
 

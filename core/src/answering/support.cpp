@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "rag/definitions.hpp"
+#include "rag/code_names.hpp"
 #include "rag/glob.hpp"
 #include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "rag/definitions.hpp"
+#include "rag/code_names.hpp"
 #include "units.hpp"
 
 namespace rag::extractive {

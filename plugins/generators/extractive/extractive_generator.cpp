@@ -7,7 +7,7 @@
 #include <set>
 
 #include "code_reading.hpp"
-#include "rag/definitions.hpp"
+#include "rag/code_names.hpp"
 #include "rag/question_kind.hpp"
 #include "rag/question_words.hpp"
 #include "rag/utf8.hpp"

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "code_reading.hpp"
-#include "rag/definitions.hpp"
+#include "rag/code_names.hpp"
+#include "rag/context.hpp"
 #include "rag/language.hpp"
 #include "rag/question_kind.hpp"
 #include "rag/utf8.hpp"
