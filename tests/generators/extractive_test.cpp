@@ -829,6 +829,20 @@ TEST(ExtractiveGenerator, ADefaultQuestionGetsTheFieldAndItsDocstring) {
                                  "`gpu_memory_utilization: float = 0.9` The fraction of GPU memory to use. [1]");
 }
 
+// Plain words written side by side name a field before each word alone: "tokenizer mode" is
+// tokenizer_mode, not tokenizer.
+TEST(ExtractiveGenerator, ADefaultOfWordsSideBySideIsTheFieldTheyName) {
+  Evidence config = source(1, "python", "class ModelConfig:\n    tokenizer: str = None\n    \"\"\"Name or path of the tokenizer.\"\"\"\n"
+                                        "    tokenizer_mode: str = \"auto\"\n    \"\"\"Tokenizer mode.\"\"\"\n");
+  config.section = "vllm.config.ModelConfig";
+  const std::string answer = make("{restate: false}")->generate(ask("Which tokenizer mode is used by default?", {config}));
+  EXPECT_EQ(answer.substr(0, answer.find("\n\n")), "The default of `tokenizer_mode` is `\"auto\"`. [1]");
+  // Not when the words are apart in the question.
+  const std::string apart =
+      make("{restate: false}")->generate(ask("Which mode does the tokenizer use by default?", {config}));
+  EXPECT_EQ(apart.substr(0, apart.find("\n\n")), "The default of `tokenizer` is `None`. [1]");
+}
+
 TEST(ExtractiveGenerator, ADefaultIsReadFromADeclarationOrALookupButNotFromACall) {
   // The answer's first paragraph after the note on English sources, if any (and without the
   // question restated, which a default question's answer opens with).

@@ -236,10 +236,26 @@ std::string ExtractiveGenerator::default_sentence(const GenerationRequest& reque
   std::vector<std::string> names = asked_names(query);
   const std::size_t named = names.size();
   const std::vector<std::string> code = code_names(query);
+  std::vector<std::string> plain;
   for (const QuestionWord& w : words)
     if (std::find(names.begin(), names.end(), w.text) == names.end() && !names_kind_of_code(query, w.text) &&
         std::find(code.begin(), code.end(), w.text) == code.end())
-      names.push_back(w.text);
+      plain.push_back(w.text);
+  // Plain words written side by side name a field first, the longest first ("Which tokenizer
+  // mode is used by default?": tokenizer_mode before tokenizer, "the default swap space": swap_space).
+  const std::string asked = lowered(query);
+  for (std::size_t length = 3; length >= 2; --length)
+    for (std::size_t i = 0; i + length <= plain.size(); ++i) {
+      std::string spaced = lowered(plain[i]), joined_name = plain[i];
+      for (std::size_t j = i + 1; j < i + length; ++j) {
+        spaced.append(" ").append(lowered(plain[j]));
+        joined_name.append("_").append(plain[j]);
+      }
+      if (asked.find(spaced) != std::string::npos && std::find(names.begin(), names.end(), joined_name) == names.end())
+        names.push_back(joined_name);
+    }
+  for (std::string& w : plain)
+    if (std::find(names.begin(), names.end(), w) == names.end()) names.push_back(std::move(w));
   // Which sources a plain word may be read in: a settings class's, or one the question writes as
   // code ("the default timeout in Scheduler"). Read once per source, and only when a plain word
   // is tried.
@@ -272,7 +288,6 @@ std::string ExtractiveGenerator::default_sentence(const GenerationRequest& reque
   };
   // A second name is said when the question joins it to the first ("the alpha and limit
   // parameters"); otherwise it is a condition ("the default dtype when the model option is set").
-  const std::string asked = lowered(query);
   const auto joined = [&](const std::string& a, const std::string& b) {
     return asked.find(lowered(a) + " and " + lowered(b)) != std::string::npos ||
            asked.find(lowered(a) + " or " + lowered(b)) != std::string::npos;
