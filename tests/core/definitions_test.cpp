@@ -1,5 +1,6 @@
-// The names a question writes as code (rag/definitions.hpp) and the kind of a question
+// The names a question writes as code (rag/code_names.hpp) and the kind of a question
 // (rag/question_kind.hpp), which decide whether answering looks a definition up.
+#include "rag/code_names.hpp"
 #include "rag/definitions.hpp"
 #include "rag/question_kind.hpp"
 
@@ -169,6 +170,19 @@ TEST(QuestionKinds, AQuestionThatAsksSeveralThingsIsReadPartByPart) {
   EXPECT_THAT(asked_parts("Why does `x ? y : z` fail? It is valid C."), ElementsAre("Why does `x ? y : z` fail?"));
   EXPECT_THAT(asked_parts("How and why does vLLM preempt requests?"), ElementsAre("How and why does vLLM preempt requests?"));
   EXPECT_THAT(asked_parts("And how do I enable it?"), ElementsAre("And how do I enable it?"));
+  // A backtick typed for an apostrophe ("can`t") opens no code: the sentences stay apart.
+  EXPECT_EQ(question_kind("I can`t start the server. How do I fix it?"), QuestionKind::how_to);
+  EXPECT_THAT(asked_parts("I don`t have a GPU. What is EPLB, and how do I turn it on?"),
+              ElementsAre("What is EPLB", "how do I turn it on?"));
+  // A question that asks once in parts of one word asks one thing, for its room too.
+  EXPECT_FALSE(asks_several_things("How and why does vLLM preempt requests?"));
+  EXPECT_FALSE(asks_several_things("I use vLLM. And what about TPUs?"));
+  // The sentence the kind is read from is the one cut, not a sentence before it.
+  EXPECT_THAT(asked_parts("My server crashes and what I see is an OOM. How do I fix it"), ElementsAre("How do I fix it"));
+  EXPECT_THAT(asked_parts("What is EPLB and / or how do I turn it on"), ElementsAre("What is EPLB", "how do I turn it on"));
+  // "between X and Y" is one thing; an "and how" after it asks another.
+  EXPECT_THAT(asked_parts("What is the difference between chunked prefill and prefix caching, and how do I enable both?"),
+              ElementsAre("What is the difference between chunked prefill and prefix caching", "how do I enable both?"));
   // "between" keeps "and what" in one question, not "and can I" after it.
   EXPECT_TRUE(asks_several_things("What is the difference between X and Y, and can I use both?"));
   EXPECT_THAT(asked_parts("What is the difference between X and Y, and can I use both?"),

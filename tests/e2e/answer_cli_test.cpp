@@ -292,6 +292,14 @@ class SchedulerConfig:
   const json named_class = first_source("Where is the request queue class that orders by priority?");
   EXPECT_THAT(named_class["answer"].get<std::string>(),
               ::testing::StartsWith("`pkg.request_queue.PriorityRequestQueue` is in `pkg/request_queue.py`, lines "));
+  // A class whose chunks are its methods' is found through them: its first member.
+  std::string methods;
+  for (const std::string name : {"push", "pop"})
+    methods += "\n    def " + name + "(self, request):\n        \"\"\"" + std::string(300, 'x') + "\"\"\"\n        return request\n";
+  dir_.write("repo/pkg/request_queue.py", "\"\"\"Queues of waiting requests.\"\"\"\nimport heapq\n\n\nclass DeadlineRequestQueue:" + methods);
+  index();
+  EXPECT_THAT(first_source("Where is the request queue class ordered by deadline?")["answer"].get<std::string>(),
+              ::testing::StartsWith("`pkg.request_queue.DeadlineRequestQueue.push` is in `pkg/request_queue.py`, lines "));
   // Not asked for a class: the file.
   EXPECT_THAT(first_source("Where is the request queue by priority implemented?")["answer"].get<std::string>(),
               ::testing::StartsWith("`pkg.request_queue` is in `pkg/request_queue.py`, lines 1-"));

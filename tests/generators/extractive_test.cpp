@@ -541,6 +541,19 @@ TEST(ExtractiveGenerator, EachPartOfAQuestionThatAsksSeveralThingsIsAnswered) {
                                                 {page}));
   EXPECT_THAT(narrow, HasSubstr("EPLB balances the experts"));
   EXPECT_THAT(narrow, Not(HasSubstr("kit-xb"))) << narrow;
+  // A how-to answer's command counts among the units allowed.
+  const Evidence with_command = source(1, "markdown",
+                                       "EPLB balances the experts of MoE models across the GPUs of a node.\n\n"
+                                       "To balance experts, run `vllm serve --enable-eplb`.\n\n"
+                                       "Before you start, install the kitxb package.\n");
+  const std::string commanded = make("{max_units: 1, max_chars: 120, restate: false}")
+                                    ->generate(ask("How does EPLB balance the experts of MoE models across GPUs, and what "
+                                                   "must I install?",
+                                                   {with_command}));
+  EXPECT_EQ(commanded.find("--enable-eplb") == std::string::npos || commanded.find("kitxb") == std::string::npos ||
+                commanded.find("EPLB balances") == std::string::npos,
+            true)
+      << commanded;
 }
 
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {

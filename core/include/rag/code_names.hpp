@@ -50,9 +50,10 @@ bool names_kind_of_code(std::string_view question, std::string_view word);
 /// joins to it ("the alpha and limit parameters"); not longer lists ("a, b and c parameters": b, c).
 std::vector<std::string> called_fields(std::string_view question);
 
-/// The words of a question in lower case that are not stopwords nor say that a default is asked
-/// ("the default temperature": temperature), which a "default" question may name a field by; not
-/// the parts of a hyphenated name, nor a word that says what kind of code something is.
+/// The words of a question written in lower case (a word with a capital is none) that are not
+/// stopwords nor say that a default is asked ("the default temperature": temperature), which a
+/// "default" question may name a field by; not the parts of a hyphenated name, nor a word that
+/// says what kind of code something is.
 std::vector<std::string> plain_words(std::string_view question);
 
 /// Whether the class `name` holds settings: a configuration's, the engine's or a request's

@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "rag/code_names.hpp"
 #include "rag/generator.hpp"
 #include "rag/index.hpp"
 

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "rag/analyzer.hpp"
+#include "rag/code_names.hpp"
 #include "rag/question_words.hpp"
 #include "rag/question_kind.hpp"
 #include "rag/utf8.hpp"
@@ -217,42 +218,56 @@ std::optional<Hit> declaration(const Index& index, const std::string& name, cons
 }
 
 // Of a file's chunks, the class or function named by a word of the question that the file's path
-// does not hold ("Where in the V1 code is it decided, with priority scheduling, which request goes
-// next?": PriorityRequestQueue of request_queue.py, not the module the path names already): the
-// one whose name's words the question's `words` hold the most of, then the largest share of its
-// name, then the shallowest, then the first; its first chunk (a long class's first piece is its
-// first method's). None when no name holds such a word.
+// (below the corpus root) does not hold ("Where in the V1 code is it decided, with priority
+// scheduling, which request goes next? Which class is it?": PriorityRequestQueue of
+// request_queue.py, not the module the path names already). Every level of a chunk's qualified
+// name below the module is a candidate, so that a long class whose chunks are its methods' is one
+// too. The most such words first, then a class when `a_class` (else a function), then the most
+// words of the question in the name, then in the name with its class's ("pops by priority":
+// PriorityRequestQueue.pop), the largest share of the name, the shallowest, the first;
+// its first chunk: its own, or its first member's. None when no name holds such a word.
 std::optional<std::uint32_t> named_definition(const Index& index, const std::vector<std::uint32_t>& chunks,
-                                              const std::vector<std::string>& words) {
+                                              const std::vector<std::string>& words, bool a_class) {
   std::string joined;
   for (const std::string& w : words) joined.append(w).append(" ");
   const std::vector<std::string> asked = sorted_terms(joined, english());
+  using Rank = std::tuple<std::size_t, bool, std::size_t, std::size_t, double, std::ptrdiff_t>;
   std::optional<std::string_view> best;
-  std::tuple<std::size_t, double, std::ptrdiff_t> best_rank{0, 0.0, 0};
-  std::string_view module;  // the file's own section: its first chunk's, before any definition
+  Rank best_rank{};
+  std::string module;  // the file's module, as the python chunker names it: vllm/v1/engine/core.py is vllm.v1.engine.core
   std::vector<std::string> path;
   for (const std::uint32_t id : chunks) {
     const ChunkView c = index.chunk(id);
-    if (module.empty()) {
-      module = c.section;
-      path = sorted_terms(c.file_path, english());
+    if (path.empty()) {
+      path = sorted_terms(c.relative_path, english());
+      module = c.relative_path.substr(0, c.relative_path.rfind('.'));
+      if (module.ends_with("/__init__")) module.resize(module.size() - 9);
+      std::replace(module.begin(), module.end(), '/', '.');
     }
-    if (!is_code(c.kind) || c.section.empty() || c.section == module) continue;
-    const std::vector<std::string> named = sorted_terms(last_part(c.section), english());
-    std::size_t held = 0;
-    bool beyond_path = false;
-    for (const std::string& t : named)
-      if (std::binary_search(asked.begin(), asked.end(), t)) {
-        ++held;
-        beyond_path = beyond_path || !std::binary_search(path.begin(), path.end(), t);
-      }
-    if (!beyond_path) continue;
-    const std::tuple<std::size_t, double, std::ptrdiff_t> rank{
-        held, static_cast<double>(held) / static_cast<double>(named.size()), -std::count(c.section.begin(), c.section.end(), '.')};
-    if (!best || rank > best_rank) best = c.section, best_rank = rank;
+    if (!is_code(c.kind) || !c.section.starts_with(module) || c.section.size() <= module.size()) continue;
+    // Each level below the module: "EngineCoreProc" and "EngineCoreProc.run_engine_core".
+    for (std::size_t end = c.section.find('.', module.size() + 1);; end = c.section.find('.', end + 1)) {
+      const std::string_view level = c.section.substr(0, std::min(end, c.section.size()));
+      const std::vector<std::string> named = sorted_terms(last_part(level), english());
+      std::size_t held = 0, beyond_path = 0;
+      for (const std::string& t : named)
+        if (std::binary_search(asked.begin(), asked.end(), t)) {
+          ++held;
+          beyond_path += !std::binary_search(path.begin(), path.end(), t);
+        }
+      const std::string_view name = last_part(level);
+      std::size_t held_with_owners = 0;  // of the words of the whole name below the module
+      for (const std::string& t : sorted_terms(level.substr(module.size() + 1), english()))
+        held_with_owners += std::binary_search(asked.begin(), asked.end(), t);
+      const Rank rank{beyond_path, is_class_like(name) == a_class, held, held_with_owners,
+                      static_cast<double>(held) / static_cast<double>(std::max<std::size_t>(named.size(), 1)),
+                      -std::count(level.begin(), level.end(), '.')};
+      if (beyond_path > 0 && (!best || rank > best_rank)) best = level, best_rank = rank;
+      if (end == std::string_view::npos) break;
+    }
   }
   if (!best) return std::nullopt;
-  for (const std::uint32_t id : chunks)  // the definition's first chunk: its own, or its first member's
+  for (const std::uint32_t id : chunks)
     if (const std::string_view section = index.chunk(id).section;
         section == *best || (section.starts_with(*best) && section.size() > best->size() && section[best->size()] == '.'))
       return id;
@@ -298,11 +313,14 @@ std::optional<Hit> named_file(const Index& index, std::string_view question) {
       // A question that asks for a class or a function ("Which class is it?", "In which function
       // ...") is answered by one, when one is named by its words.
       const std::vector<std::string> all = lowered_words(question);
-      const bool asks_definition = std::any_of(all.begin(), all.end(), [](const std::string& w) {
-        return w == "class" || w == "classes" || w == "function" || w == "functions" || w == "method" || w == "methods";
-      });
-      if (!asks_definition) return Hit{chunks.front(), files[f].second.score};
-      return Hit{named_definition(index, chunks, words).value_or(chunks.front()), files[f].second.score};
+      const auto asks = [&](std::initializer_list<std::string_view> nouns) {
+        return std::any_of(all.begin(), all.end(), [&](const std::string& w) {
+          return std::find(nouns.begin(), nouns.end(), w) != nouns.end();
+        });
+      };
+      const bool a_class = asks({"class", "classes"});
+      if (!a_class && !asks({"function", "functions", "method", "methods"})) return Hit{chunks.front(), files[f].second.score};
+      return Hit{named_definition(index, chunks, words, a_class).value_or(chunks.front()), files[f].second.score};
     }
   return std::nullopt;
 }

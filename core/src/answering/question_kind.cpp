@@ -112,21 +112,30 @@ FirstQuestion first_of_several(std::string_view sentence) {
   for (char& c : lower)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   const std::vector<std::string_view> words = name_runs(lower, false);
-  bool between = false;
+  bool between = false;  // after "between", up to the "and" of "between X and Y"
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-    between = between || words[i] == "between";
+    if (words[i] == "between") between = true;
     if (((words[i] == "and" || words[i] == "or") && kQuestionWords.contains(words[i + 1]) && !between) ||
         (words[i] == "and" && kAuxiliaries.contains(words[i + 1]) && i + 2 < words.size() && kSubjects.contains(words[i + 2]))) {
       // The first part ends at its last word, before any "and/" of an "and/or".
       std::size_t end = static_cast<std::size_t>(words[i].data() - lower.data());
-      if (words[i] == "or" && i > 0 && words[i - 1] == "and" && lower.compare(end - 1, 1, "/") == 0)
+      if (words[i] == "or" && i > 0 && words[i - 1] == "and" &&
+          lower.find_first_not_of(" /", static_cast<std::size_t>(words[i - 1].data() - lower.data()) + 3) == end)
         end = static_cast<std::size_t>(words[i - 1].data() - lower.data());
       while (end > 0 && std::string_view(" \t\r\n,;").find(lower[end - 1]) != std::string_view::npos) --end;
       const std::size_t next = static_cast<std::size_t>(words[i + 1].data() - lower.data());
       return {sentence.substr(0, end), sentence.substr(next)};
     }
+    if (words[i] == "and") between = false;
   }
   return {sentence, {}};
+}
+
+// Whether `sentence` asks two things or more in parts of two words at least: "How and why does
+// vLLM preempt requests?" and a follow-up's leading "And how ...?" ask once.
+bool has_parts(std::string_view sentence) {
+  const FirstQuestion cut = first_of_several(sentence);
+  return !cut.rest.empty() && name_runs(cut.first, false).size() >= 2 && name_runs(cut.rest, false).size() >= 2;
 }
 
 // The sentences of a question, trimmed, as sentence_starts cuts them (at '.', '!' or '?' before a
@@ -141,9 +150,10 @@ Sentences sentences_of(std::string_view question) {
   starts.push_back(question.size());
   std::size_t begin = 0;
   for (const std::size_t end : starts) {
+    // Inside code, when a backtick closes it later ("can`t" is an apostrophe): the sentence goes on.
     if (std::count(question.begin() + static_cast<std::ptrdiff_t>(begin), question.begin() + static_cast<std::ptrdiff_t>(end), '`') % 2 != 0 &&
-        end < question.size())
-      continue;  // inside code: the sentence goes on
+        question.find('`', end) != std::string_view::npos)
+      continue;
     std::string_view sentence = question.substr(begin, end - begin);
     begin = end;
     const std::size_t first = sentence.find_first_not_of(" \t\r\n\f\v");
@@ -304,7 +314,10 @@ bool asks_several_things(std::string_view question, std::string_view translated)
     if (asking.size() >= 2) return true;
   }
   // "and" or "or" before a question word, "and" before an auxiliary and its subject ("and can I").
-  return !first_of_several(question).rest.empty();
+  const Sentences sentences = sentences_of(question);
+  for (const auto* group : {&sentences.asking, &sentences.telling})
+    if (std::any_of(group->begin(), group->end(), has_parts)) return true;
+  return false;
 }
 
 QuestionKind question_kind(std::string_view question) { return asked_part(question).kind; }
@@ -314,23 +327,20 @@ std::vector<std::string_view> asked_parts(std::string_view question) {
   if (!asks_several_things(question)) return {whole};
   const Sentences sentences = sentences_of(question);
   if (sentences.asking.size() >= 2) return sentences.asking;
-  // The sentence that asks (a question may come without its '?'), cut before each "and" or "or"
-  // that opens another question.
-  const std::vector<std::string_view>& asking = sentences.asking.empty() ? sentences.telling : sentences.asking;
-  for (const std::string_view sentence : asking) {
-    std::vector<std::string_view> parts;
-    for (FirstQuestion cut{{}, sentence}; !cut.rest.empty();) {
-      cut = first_of_several(cut.rest);
-      parts.push_back(cut.first);
-    }
-    // Each part a question of two words at least: "How and why does vLLM preempt requests?", or a
-    // follow-up's leading "And", asks once.
-    if (parts.size() >= 2 && std::all_of(parts.begin(), parts.end(), [](std::string_view part) {
-          return name_runs(part, false).size() >= 2;
-        }))
-      return parts;
+  // The sentence that asks: the one the kind is read from (a question may come without its '?',
+  // after sentences that say where the user stands), else the one that ends in '?'; cut before
+  // each "and" or "or" that opens another question.
+  std::string_view asking = sentences.asking.empty() ? std::string_view() : sentences.asking.front();
+  for (const auto* group : {&sentences.asking, &sentences.telling})
+    for (const std::string_view sentence : *group)
+      if (whole.data() >= sentence.data() && whole.data() < sentence.data() + sentence.size()) asking = sentence;
+  if (!has_parts(asking)) return {whole};
+  std::vector<std::string_view> parts;
+  for (FirstQuestion cut{{}, asking}; !cut.rest.empty();) {
+    cut = first_of_several(cut.rest);
+    parts.push_back(cut.first);
   }
-  return {whole};
+  return parts;
 }
 
 }  // namespace rag

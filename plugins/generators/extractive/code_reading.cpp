@@ -10,8 +10,6 @@
 namespace rag::extractive {
 namespace {
 
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
 // The first of `stops` in `code` from `at` outside strings and brackets opened after `at` (a
 // closing bracket of an outer one stops too); code.size() when none comes.
 std::size_t find_outside(std::string_view code, std::size_t at, std::string_view stops) {

@@ -319,7 +319,9 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     chosen.push_back(unit);
     used += units[unit].chars;
   };
+  std::size_t picks = 0;  // units taken, not those that came with them
   const auto take = [&](std::size_t unit) {
+    ++picks;
     // A field's docstring says what it is but not its name, its later sentences not even what
     // ("When a sequence is longer than this, ..."): the field comes with it. A class's or
     // function's docstring ("A class that monitors SSL certificate files ...") is led by the
@@ -439,8 +441,7 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
   double first = 0;
   std::size_t best_unit = units.size();  // the first taken, not what came with it (a field, a header)
   bool best_cut = false;                  // quoted cut to max_chars: the rest of it says more than what follows
-  std::size_t picks = 0;  // units taken, not those that came with them
-  for (; picks < units_allowed; ++picks) {
+  while (picks < units_allowed) {
     std::size_t best = units.size();
     double best_value = 0;
     const std::size_t room = chosen.empty() ? max_chars_ : chars_allowed;
@@ -509,7 +510,6 @@ std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& re
     const double enough = kPartShare * part.score[best];
     if (std::none_of(chosen.begin(), chosen.end(), [&](std::size_t c) { return part.score[c] >= enough; })) {
       take(best);
-      ++picks;
     }
   }
   if (chosen.empty()) {
