@@ -300,6 +300,17 @@ class SchedulerConfig:
   index();
   EXPECT_THAT(first_source("Where is the request queue class ordered by deadline?")["answer"].get<std::string>(),
               ::testing::StartsWith("`pkg.request_queue.DeadlineRequestQueue.push` is in `pkg/request_queue.py`, lines "));
+  // Which values a setting takes: the type that lists them, whose name's words the question holds.
+  dir_.write("repo/pkg/eviction.py", "from typing import Literal\n\nEvictionMode = Literal[\"lru\", \"fifo\", \"random\"]\n\n\n"
+                                     "def evict(blocks, mode):\n    \"\"\"Evicts blocks by the eviction mode of the cache: the "
+                                     "mode decides, the eviction mode names it.\"\"\"\n    return blocks[:1]\n");
+  dir_.write("repo/docs/eviction.md", "# Eviction modes\n\nEviction modes are there to free blocks. Which eviction "
+                                      "modes suit a cache depends on its eviction modes' cost.\n");
+  index();
+  const json listed = first_source("Which eviction modes are there?");
+  ASSERT_FALSE(listed["sources"].empty());
+  EXPECT_EQ(listed["sources"][0]["file_path"], "repo/pkg/eviction.py");
+  EXPECT_THAT(listed["answer"].get<std::string>(), HasSubstr("EvictionMode = Literal[\"lru\", \"fifo\", \"random\"]"));
   // Not asked for a class: the file.
   EXPECT_THAT(first_source("Where is the request queue by priority implemented?")["answer"].get<std::string>(),
               ::testing::StartsWith("`pkg.request_queue` is in `pkg/request_queue.py`, lines 1-"));

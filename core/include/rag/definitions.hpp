@@ -26,7 +26,9 @@ namespace rag {
 /// words at the start of a line (`name: T = v`, `name = v`, not a keyword
 /// argument `name=v`), in the class it names when it names one (a plain word, neither written as
 /// code nor called a field, only there or in a settings class); a "what is" question about an
-/// idea (no field), the documentation page or section titled with its words, from its start; a
+/// idea (no field), the documentation page or section titled with its words, from its start; an
+/// "options" question, the type that lists a setting's values (`Name = Literal[...]`) whose
+/// name's words it holds ("Which tokenizer modes are there?": TokenizerMode); a
 /// question that names no code but describes a field in words, in order ("the maximum number of
 /// sequences": the parts of max_num_seqs, abbreviations read as the words they shorten), that
 /// field's definition.

@@ -274,6 +274,43 @@ std::optional<std::uint32_t> named_definition(const Index& index, const std::vec
   return std::nullopt;
 }
 
+// "What tokenizer modes are there?", "Which scheduling policies can the scheduler use?": the
+// values a setting takes are often a type that lists them (`TokenizerMode = Literal["auto",
+// "slow", ...]`). Among the Python chunks of the index's best for the question, the one that
+// gives such a type a value at the start of a line, a name of two words or more every one of
+// which the question holds (stemmed: SchedulerPolicy for "scheduling policies"); the most words.
+std::optional<Hit> listed_values(const Index& index, std::string_view question) {
+  const std::vector<std::string> asked = sorted_terms(question, english());
+  std::optional<Hit> best;
+  std::size_t best_words = 1;
+  // Searched with the word that declares such a type, so that the chunks that declare one rank.
+  for (const Hit& hit : index.search(std::string(question) + " Literal", kCandidates / 5)) {
+    const ChunkView c = index.chunk(hit.chunk);
+    if (c.kind != "python") continue;
+    for (std::size_t begin = 0; begin < c.text.size();) {
+      std::size_t end = c.text.find('\n', begin);
+      if (end == std::string_view::npos) end = c.text.size();
+      const std::string_view line = c.text.substr(begin, end - begin);
+      begin = end + 1;
+      const std::size_t equals = line.find(" = Literal[");
+      if (equals == std::string_view::npos || equals == 0 || !is_class_like(line.substr(0, equals)) ||
+          !std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(equals), is_name_char))
+        continue;
+      static const Analyzer words_only = [] {  // the name's words, not the name whole
+        AnalyzerConfig config;
+        config.keep_compound = false;
+        return Analyzer(config);
+      }();
+      const std::vector<std::string> parts = sorted_terms(line.substr(0, equals), words_only);
+      if (parts.size() > best_words && std::all_of(parts.begin(), parts.end(), [&](const std::string& t) {
+            return std::binary_search(asked.begin(), asked.end(), t);
+          }))
+        best = hit, best_words = parts.size();
+    }
+  }
+  return best;
+}
+
 // "Where is the V1 scheduler implemented?" names no code, but the file that implements it is
 // named by its words (vllm/v1/core/sched/scheduler.py). Among the code files of the index's best
 // chunks for the question, the one whose path holds every word of the question that most of
@@ -581,6 +618,7 @@ WithDefinitions with_definitions(const Index& index, std::string_view question, 
   if (kind == QuestionKind::where && found.empty()) add(named_file(index, question));
   if (kind == QuestionKind::what_is && asked.fields.empty())
     for (const Hit& hit : titled_section(index, question)) add(hit);
+  if (kind == QuestionKind::options) add(listed_values(index, question));
   std::string in_owners;
   for (const std::string& owner : asked.owners) in_owners += " " + owner;
   std::vector<std::string> fields = asked.fields;
