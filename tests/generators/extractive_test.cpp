@@ -730,6 +730,8 @@ TEST(ExtractiveGenerator, TellsWhatIsAsked) {
   EXPECT_EQ(question_kind("What flag do you need to specify when serving a reasoning model?"), Kind::other);
   EXPECT_EQ(question_kind("How do I start the server?"), Kind::how_to);
   EXPECT_EQ(question_kind("Which options does vllm serve take?"), Kind::options);
+  EXPECT_EQ(question_kind("Which scheduling policies can the scheduler use?"), Kind::options);
+  EXPECT_EQ(question_kind("What prefix caching hash algorithms are there?"), Kind::options);
   EXPECT_EQ(question_kind("What is the default value of gpu_memory_utilization?"), Kind::default_value);
   EXPECT_EQ(question_kind("Where is the scheduler implemented?"), Kind::where);
   EXPECT_EQ(question_kind("Where can I find the docs?"), Kind::other);

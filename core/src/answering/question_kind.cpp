@@ -45,7 +45,8 @@ QuestionKind kind_of(std::string_view question) {
   if (starts("why")) return QuestionKind::why;
   if (starts("how")) return QuestionKind::how_to;
   for (const std::string_view word : {"options", "flags", "parameters", "arguments", "settings", "values", "methods",
-                                      "backends", "models", "formats", "types", "modes", "kinds", "ways"})
+                                      "backends", "models", "formats", "types", "modes", "kinds", "ways", "policies",
+                                      "algorithms", "strategies", "choices", "levels"})
     if ((starts("which") || starts("what")) && has_word(word)) return QuestionKind::options;
   // "What is X?" with a short X, or "what does X mean": a definition. A longer "what is the N of
   // ..." asks for a fact, not a definition, unless it asks what X does and calls X a parameter
