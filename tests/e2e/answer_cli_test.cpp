@@ -311,6 +311,23 @@ class SchedulerConfig:
   ASSERT_FALSE(listed["sources"].empty());
   EXPECT_EQ(listed["sources"][0]["file_path"], "repo/pkg/eviction.py");
   EXPECT_THAT(listed["answer"].get<std::string>(), HasSubstr("EvictionMode = Literal[\"lru\", \"fifo\", \"random\"]"));
+  // Not a type whose name has a word the question lacks or a one-letter word ("model types" is
+  // not ModelDType), one declared in a test, or one whose values go on over several lines.
+  dir_.write("repo/pkg/dtypes.py", "from typing import Literal\n\nModelDType = Literal[\"auto\", \"half\"]\n\n\n"
+                                   "def pick(model):\n    \"\"\"Picks the model types: model types are read from the model.\"\"\"\n"
+                                   "    return model\n");
+  dir_.write("repo/tests/test_kinds.py", "from typing import Literal\n\nQueueKind = Literal[\"a\", \"b\"]\n");
+  dir_.write("repo/pkg/formats.py", "from typing import Literal\n\nSaveFormat = Literal[\n    \"json\",\n    \"yaml\",\n]\n");
+  // Pages that retrieval ranks first for each question, which no such type should displace.
+  for (const std::string words : {"model types", "queue kinds", "save formats"})
+    dir_.write("repo/docs/" + words.substr(0, words.find(' ')) + ".md",
+               "# Which " + words + " there are\n\nThe " + words + " there are: " + words + " of every sort, " + words +
+                   " are many, and " + words + " are listed here.\n");
+  index();
+  for (const std::string words : {"model types", "queue kinds", "save formats"})
+    EXPECT_EQ(first_source("Which " + words + " are there?")["sources"][0]["file_path"],
+              "repo/docs/" + words.substr(0, words.find(' ')) + ".md")
+        << words;
   // Not asked for a class: the file.
   EXPECT_THAT(first_source("Where is the request queue by priority implemented?")["answer"].get<std::string>(),
               ::testing::StartsWith("`pkg.request_queue` is in `pkg/request_queue.py`, lines 1-"));

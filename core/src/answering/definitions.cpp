@@ -276,36 +276,41 @@ std::optional<std::uint32_t> named_definition(const Index& index, const std::vec
 
 // "What tokenizer modes are there?", "Which scheduling policies can the scheduler use?": the
 // values a setting takes are often a type that lists them (`TokenizerMode = Literal["auto",
-// "slow", ...]`). Among the Python chunks of the index's best for the question, the one that
-// gives such a type a value at the start of a line, a name of two words or more every one of
-// which the question holds (stemmed: SchedulerPolicy for "scheduling policies"); the most words.
+// "slow", ...]`). Among the Python chunks of the index's best for the question and the word that
+// declares such a type, outside tests and examples, the one that declares one on a line of its own
+// (`Name = Literal[...]` or `Name: TypeAlias = Literal[...]`, its values on that line: a list over
+// several lines is quoted cut) whose name is two words or more, each of two letters or more and
+// held by the question (stemmed: SchedulerPolicy for "scheduling policies"; not ModelDType for
+// "model types"); the most words, then the best ranked.
 std::optional<Hit> listed_values(const Index& index, std::string_view question) {
+  static const Analyzer words_only = [] {  // every word of a name, stemmed; not the name whole
+    AnalyzerConfig config;
+    config.keep_compound = false;
+    config.stopwords = "none";
+    return Analyzer(config);
+  }();
   const std::vector<std::string> asked = sorted_terms(question, english());
   std::optional<Hit> best;
   std::size_t best_words = 1;
-  // Searched with the word that declares such a type, so that the chunks that declare one rank.
   for (const Hit& hit : index.search(std::string(question) + " Literal", kCandidates / 5)) {
     const ChunkView c = index.chunk(hit.chunk);
-    if (c.kind != "python") continue;
+    if (c.kind != "python" || is_test_path(c.relative_path) || c.relative_path.starts_with("examples/")) continue;
     for (std::size_t begin = 0; begin < c.text.size();) {
       std::size_t end = c.text.find('\n', begin);
       if (end == std::string_view::npos) end = c.text.size();
       const std::string_view line = c.text.substr(begin, end - begin);
       begin = end + 1;
-      const std::size_t equals = line.find(" = Literal[");
-      if (equals == std::string_view::npos || equals == 0 || !is_class_like(line.substr(0, equals)) ||
-          !std::all_of(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(equals), is_name_char))
-        continue;
-      static const Analyzer words_only = [] {  // the name's words, not the name whole
-        AnalyzerConfig config;
-        config.keep_compound = false;
-        return Analyzer(config);
-      }();
-      const std::vector<std::string> parts = sorted_terms(line.substr(0, equals), words_only);
-      if (parts.size() > best_words && std::all_of(parts.begin(), parts.end(), [&](const std::string& t) {
-            return std::binary_search(asked.begin(), asked.end(), t);
+      std::size_t name_end = line.find(" = Literal[");
+      if (name_end == std::string_view::npos) name_end = line.find(": TypeAlias = Literal[");
+      if (name_end == std::string_view::npos || name_end == 0 || !line.ends_with("]")) continue;
+      const std::string_view name = line.substr(0, name_end);
+      if (!is_class_like(name) || !std::all_of(name.begin(), name.end(), is_name_char)) continue;
+      const std::vector<std::string> words = words_only.analyze(name);
+      if (words.size() > best_words &&
+          std::all_of(words.begin(), words.end(), [&](const std::string& t) {
+            return t.size() >= 2 && std::binary_search(asked.begin(), asked.end(), t);
           }))
-        best = hit, best_words = parts.size();
+        best = hit, best_words = words.size();
     }
   }
   return best;
