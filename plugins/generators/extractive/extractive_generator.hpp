@@ -89,11 +89,14 @@ class ExtractiveGenerator final : public Generator {
   };
   /// The answer: read, choose, write; empty when nothing covers the question.
   std::string compose(const GenerationRequest& request) const;
-  /// The request's units, each scored by the share of the question it covers, its source's rank
-  /// and its shape; none when no unit holds a word of the question.
+  /// The request's units, each scored by the share of `question` (the request's query, or one of
+  /// the questions it asks) it covers, its source's rank and its shape; none when no unit holds a
+  /// word of the question. The units depend on the request alone: two readings of one request
+  /// number them alike.
   std::optional<Reading> read(const GenerationRequest& request, std::string_view question) const;
   /// The units to quote, best first, with what each announces; may cut the text of one that is
-  /// too long alone. Empty when none scores.
+  /// too long alone. Empty when none scores. `parts`: the readings of the questions the request
+  /// asks, when it asks several; a part no chosen unit answers brings its own best unit.
   std::vector<std::size_t> choose(const GenerationRequest& request, Reading& reading, const std::vector<Reading>& parts) const;
   /// The chosen units as the answer: what a default or "where" question is answered with first,
   /// then a paragraph per source, best first, code and tables as blocks.
