@@ -556,6 +556,19 @@ TEST(ExtractiveGenerator, EachPartOfAQuestionThatAsksSeveralThingsIsAnswered) {
       << commanded;
 }
 
+// A source merged from two neighbouring definitions is named after one of them; a block of code
+// is introduced by the definition it is in.
+TEST(ExtractiveGenerator, ACodeBlockIsNamedAfterTheDefinitionItIsIn) {
+  Evidence merged = source(1, "python",
+                           "def safetensors_iterator(files):\n    for st_file in tqdm(files, desc=\"Loading safetensors shards\",\n"
+                           "                        disable=False):\n        yield st_file\n\n\n"
+                           "def runai_iterator(files):\n    streamer = SafetensorsStreamer()\n    return streamer\n");
+  merged.section = "pkg.weight_utils.runai_iterator";
+  const std::string answer = make("{restate: false}")->generate(ask("How are safetensors shards loaded with tqdm?", {merged}));
+  EXPECT_THAT(answer, HasSubstr("In `safetensors_iterator` [1]:")) << answer;
+  EXPECT_THAT(answer, Not(HasSubstr("In `runai_iterator`"))) << answer;
+}
+
 TEST(ExtractiveGenerator, AClassOrFunctionDocstringIsLedByTheNameItDocuments) {
   const Evidence code = source(1, "python",
                                "class SSLCertRefresher:\n    \"\"\"A class that monitors SSL certificate files and reloads them "
@@ -579,7 +592,7 @@ TEST(ExtractiveGenerator, AFieldsDocstringComesWithTheFieldAndSkippedTextShows) 
                                           "    logprobs: int = 0\n    \"\"\"Number of log probabilities to return.\"\"\"\n")});
   EXPECT_EQ(make()->generate(r),
             "To get log probabilities and limit the tokens per output:\n\n"
-            "In `1` [1]:\n```\nmax_tokens: int = 16\n```\n\nLimit of tokens generated per output. … "
+            "In `Params` [1]:\n```\nmax_tokens: int = 16\n```\n\nLimit of tokens generated per output. … "
             "`logprobs: int = 0` Number of log probabilities to return. [1]");
 }
 
@@ -630,7 +643,7 @@ TEST(ExtractiveGenerator, WhatAParameterDoesIsSaidByItsFieldNotByACallThatSetsIt
           {source(1, "python", "class SamplingParams:\n    seed: Optional[int] = None\n    \"\"\"Random seed to use.\"\"\"\n"),
            source(2, "python", "def test_seed(llm):\n    out = llm.generate(PROMPT, SamplingParams(seed=42))\n")});
   const std::string answer = make()->generate(r);
-  EXPECT_THAT(answer, ::testing::StartsWith("In `1` [1]:\n```\n"));
+  EXPECT_THAT(answer, ::testing::StartsWith("In `SamplingParams` [1]:\n```\n"));
   EXPECT_THAT(answer, HasSubstr("seed: Optional[int] = None\n```\n\nRandom seed to use. [1]"));
 }
 

@@ -104,9 +104,11 @@ class ExtractiveGenerator final : public Generator {
   /// Appends to `answer` the part of it `source` gives: its units `list` (indices in `units`, in
   /// text order but for a defining sentence put first), prose as one paragraph with an ellipsis
   /// where text is left out, code and tables as blocks that a line introduces unless a cited
-  /// sentence does.
+  /// sentence does ("In `name` [n]:", the definition the block is in: a source merged from two
+  /// neighbouring definitions is named after one of them). Units from `first_parent_unit` on
+  /// are the parents'.
   void append_source(std::string& answer, const Evidence& source, const std::vector<Unit>& units,
-                     const std::vector<std::size_t>& list) const;
+                     const std::vector<std::size_t>& list, std::size_t first_parent_unit) const;
   /// For a question about a default: the sentence that states it ("The default of `dst` is `0`.
   /// [1]"), read from `units` in the order of `order` (best first); empty when none gives it.
   std::string default_sentence(const GenerationRequest& request, const std::string& query, const std::vector<Unit>& units,

@@ -114,7 +114,7 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
       while (end != list.end() && *end == *(end - 1) + 1 && units[*end].continues) ++end;
       std::rotate(list.begin(), best, end);
     }
-    append_source(answer, request.evidence[s], units, list);
+    append_source(answer, request.evidence[s], units, list, reading.first_parent_unit);
   }
   // An English question turned into what the quotes answer for ("To enable X:"), unless the
   // first paragraph already says every word of it. Translated questions are not: their English
@@ -127,7 +127,7 @@ std::string ExtractiveGenerator::write(const GenerationRequest& request, const R
 }
 
 void ExtractiveGenerator::append_source(std::string& answer, const Evidence& source, const std::vector<Unit>& units,
-                                         const std::vector<std::size_t>& list) const {
+                                         const std::vector<std::size_t>& list, std::size_t first_parent_unit) const {
   const std::string citation = cite(source.number);
   std::string paragraph;  // the sentences and short code of the current block
   auto end_text = [&] {
@@ -138,10 +138,19 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
   };
   // Starts a block (code, a table): code and tables never open an answer, or a source's part,
   // bare: unless the sentence before is cited, a line names where they come from.
-  auto start_block = [&](bool cited_before, std::string_view gap) {
+  // The definition unit `u` is in: the last declaration at or before it in the same text (the
+  // source's own, or the same parent's); else the source's name.
+  const auto defining = [&](std::size_t u) {
+    if (source.kind == "python")
+      for (std::size_t k = u + 1; k-- > 0 && units[k].evidence == units[u].evidence && (k >= first_parent_unit) == (u >= first_parent_unit);)
+        if (const std::string_view name = units[k].code ? declared_name(units[k].text) : std::string_view(); !name.empty())
+          return std::string(name);
+    return short_name(source);
+  };
+  auto start_block = [&](bool cited_before, std::string_view gap, std::size_t u) {
     if (!answer.empty()) answer += "\n\n";
     if (cited_before) return;
-    answer.append("In `").append(short_name(source)).append("`").append(citation).append(":").append(gap);
+    answer.append("In `").append(defining(u)).append("`").append(citation).append(":").append(gap);
   };
   for (std::size_t i = 0; i < list.size();) {
     const Unit& u = units[list[i]];
@@ -165,7 +174,7 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
       if (end - i >= 2) {
         const bool cited_before = !paragraph.empty();
         end_text();
-        start_block(cited_before, "\n\n");
+        start_block(cited_before, "\n\n", list[i]);
         answer.append(units[list[i]].text).append("\n|");
         for (std::ptrdiff_t cell = 1; cell < std::count(u.text.begin(), u.text.end(), '|'); ++cell) answer += "---|";
         for (std::size_t k = i + 1; k < end; ++k) answer.append("\n").append(units[list[k]].text);
@@ -206,7 +215,7 @@ void ExtractiveGenerator::append_source(std::string& answer, const Evidence& sou
       backticks = std::max(backticks, std::min(t.find_first_not_of('`'), t.size()));
     }
     const std::string fence(backticks + 1, '`');
-    start_block(cited_before, "\n");
+    start_block(cited_before, "\n", list[i]);
     answer.append(fence).append("\n");
     for (const std::string& line : code) answer.append(line.substr(std::min(indent, line.size()))).append("\n");
     answer += fence;
