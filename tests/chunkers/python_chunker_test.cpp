@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "chunk_invariants.hpp"
+#include "rag/code_names.hpp"
 #include "rag/file_io.hpp"
 
 namespace rag {
@@ -51,10 +52,10 @@ std::vector<std::string> sections(const std::vector<Piece>& pieces) {
 }
 
 TEST(PythonChunker, ModuleNameFromRelativePath) {
-  EXPECT_EQ(PythonChunker::module_name("vllm/engine/llm_engine.py"), "vllm.engine.llm_engine");
-  EXPECT_EQ(PythonChunker::module_name("pkg/__init__.py"), "pkg");
-  EXPECT_EQ(PythonChunker::module_name("setup.py"), "setup");
-  EXPECT_EQ(PythonChunker::module_name("vllm/stubs.pyi"), "vllm.stubs");
+  EXPECT_EQ(python_module_name("vllm/engine/llm_engine.py"), "vllm.engine.llm_engine");
+  EXPECT_EQ(python_module_name("pkg/__init__.py"), "pkg");
+  EXPECT_EQ(python_module_name("setup.py"), "setup");
+  EXPECT_EQ(python_module_name("vllm/stubs.pyi"), "vllm.stubs");
 }
 
 TEST(PythonChunker, DefinitionsAreWholeChunksWithQualifiedNames) {

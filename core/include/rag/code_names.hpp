@@ -56,6 +56,11 @@ std::vector<std::string> called_fields(std::string_view question);
 /// says what kind of code something is.
 std::vector<std::string> plain_words(std::string_view question);
 
+/// The dotted module name Python gives a file below the corpus root, as the python chunker names
+/// its chunks' sections: "vllm/engine/llm_engine.py" -> "vllm.engine.llm_engine", "pkg/__init__.py"
+/// -> "pkg".
+std::string python_module_name(std::string_view relative_path);
+
 /// Whether the class `name` holds settings: a configuration's, the engine's or a request's
 /// arguments (ModelConfig, EngineArgs, SamplingParams), the fields users ask the defaults of.
 bool is_settings_class(std::string_view name);

@@ -132,6 +132,20 @@ std::vector<std::string> called_fields(std::string_view question) {
   return out;
 }
 
+std::string python_module_name(std::string_view relative_path) {
+  std::string name(relative_path);
+  for (const std::string_view extension : {std::string_view(".py"), std::string_view(".pyi")}) {
+    if (name.ends_with(extension)) {
+      name.resize(name.size() - extension.size());
+      break;
+    }
+  }
+  std::replace(name.begin(), name.end(), '/', '.');
+  constexpr std::string_view kPackage = ".__init__";
+  if (name.ends_with(kPackage)) name.resize(name.size() - kPackage.size());
+  return name;
+}
+
 bool is_settings_class(std::string_view name) {
   for (const std::string_view suffix : {"Config", "Args", "Arguments", "Params", "Parameters", "Options", "Settings"})
     if (name.size() > suffix.size() && name.ends_with(suffix)) return true;

@@ -234,28 +234,26 @@ std::optional<std::uint32_t> named_definition(const Index& index, const std::vec
   using Rank = std::tuple<std::size_t, bool, std::size_t, std::size_t, double, std::ptrdiff_t>;
   std::optional<std::string_view> best;
   Rank best_rank{};
-  std::string module;  // the file's module, as the python chunker names it: vllm/v1/engine/core.py is vllm.v1.engine.core
+  std::string module;  // the file's, which its chunks' sections start with
   std::vector<std::string> path;
   for (const std::uint32_t id : chunks) {
     const ChunkView c = index.chunk(id);
     if (path.empty()) {
       path = sorted_terms(c.relative_path, english());
-      module = c.relative_path.substr(0, c.relative_path.rfind('.'));
-      if (module.ends_with("/__init__")) module.resize(module.size() - 9);
-      std::replace(module.begin(), module.end(), '/', '.');
+      module = python_module_name(c.relative_path);
     }
     if (!is_code(c.kind) || !c.section.starts_with(module) || c.section.size() <= module.size()) continue;
     // Each level below the module: "EngineCoreProc" and "EngineCoreProc.run_engine_core".
     for (std::size_t end = c.section.find('.', module.size() + 1);; end = c.section.find('.', end + 1)) {
       const std::string_view level = c.section.substr(0, std::min(end, c.section.size()));
-      const std::vector<std::string> named = sorted_terms(last_part(level), english());
+      const std::string_view name = last_part(level);
+      const std::vector<std::string> named = sorted_terms(name, english());
       std::size_t held = 0, beyond_path = 0;
       for (const std::string& t : named)
         if (std::binary_search(asked.begin(), asked.end(), t)) {
           ++held;
           beyond_path += !std::binary_search(path.begin(), path.end(), t);
         }
-      const std::string_view name = last_part(level);
       std::size_t held_with_owners = 0;  // of the words of the whole name below the module
       for (const std::string& t : sorted_terms(level.substr(module.size() + 1), english()))
         held_with_owners += std::binary_search(asked.begin(), asked.end(), t);
@@ -324,11 +322,19 @@ std::optional<Hit> named_file(const Index& index, std::string_view question) {
   static const std::set<std::string, std::less<>> asking = {"where", "implemented", "defined", "define", "located",
                                                             "declared", "implementation", "definition", "class",
                                                             "function", "file", "module", "code", "source"};
+  const std::vector<std::string> all = lowered_words(question);
   std::vector<std::string> words;
-  for (std::string& w : lowered_words(question))
-    if (w.size() >= 2 && !asking.count(w) && std::find(words.begin(), words.end(), w) == words.end())
-      words.push_back(std::move(w));
+  for (const std::string& w : all)
+    if (w.size() >= 2 && !asking.count(w) && std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
   if (words.empty()) return std::nullopt;
+  // A question that asks for a class or a function ("Which class is it?", "In which function
+  // ...") is answered by one, when one is named by its words.
+  const auto asks = [&](std::initializer_list<std::string_view> nouns) {
+    return std::any_of(all.begin(), all.end(),
+                       [&](const std::string& w) { return std::find(nouns.begin(), nouns.end(), w) != nouns.end(); });
+  };
+  const bool a_class = asks({"class", "classes"});
+  const bool a_definition = a_class || asks({"function", "functions", "method", "methods"});
   std::vector<std::pair<std::string, Hit>> files;  // in retrieval order
   for (const Hit& hit : index.search(question, kCandidates / 5)) {
     const ChunkView chunk = index.chunk(hit.chunk);
@@ -352,17 +358,8 @@ std::optional<Hit> named_file(const Index& index, std::string_view question) {
     if (std::all_of(telling.begin(), telling.end(), [&](const std::string& w) { return holds(paths[f], w); })) {
       const std::vector<std::uint32_t> chunks = index.chunks_of(files[f].first);
       if (chunks.empty()) continue;
-      // A question that asks for a class or a function ("Which class is it?", "In which function
-      // ...") is answered by one, when one is named by its words.
-      const std::vector<std::string> all = lowered_words(question);
-      const auto asks = [&](std::initializer_list<std::string_view> nouns) {
-        return std::any_of(all.begin(), all.end(), [&](const std::string& w) {
-          return std::find(nouns.begin(), nouns.end(), w) != nouns.end();
-        });
-      };
-      const bool a_class = asks({"class", "classes"});
-      if (!a_class && !asks({"function", "functions", "method", "methods"})) return Hit{chunks.front(), files[f].second.score};
-      return Hit{named_definition(index, chunks, words, a_class).value_or(chunks.front()), files[f].second.score};
+      const std::optional<std::uint32_t> named = a_definition ? named_definition(index, chunks, words, a_class) : std::nullopt;
+      return Hit{named.value_or(chunks.front()), files[f].second.score};
     }
   return std::nullopt;
 }

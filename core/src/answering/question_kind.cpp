@@ -16,11 +16,17 @@ namespace rag {
 
 namespace {
 
+// `text` with its ASCII letters lowered: the same offsets as `text` (utf8::lower may change them).
+std::string ascii_lowered(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return lower;
+}
+
 // The kind that one sentence asks.
 QuestionKind kind_of(std::string_view question) {
-  std::string q(question);
-  for (char& c : q)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const std::string q = ascii_lowered(question);
   // A question word whole: "however" and "whereas" ask nothing.
   const auto starts = [&](std::string_view prefix) {
     return q.starts_with(prefix) &&
@@ -109,9 +115,7 @@ struct FirstQuestion {
 FirstQuestion first_of_several(std::string_view sentence) {
   static const std::set<std::string_view> kAuxiliaries = {"does", "do", "is", "are", "can", "should", "will", "could"};
   static const std::set<std::string_view> kSubjects = {"i", "it", "there", "we", "you", "they", "this", "that", "vllm"};
-  std::string lower(sentence);  // ASCII letters lowered: the same offsets as `sentence`
-  for (char& c : lower)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const std::string lower = ascii_lowered(sentence);
   const std::vector<std::string_view> words = name_runs(lower, false);
   bool between = false;  // after "between", up to the "and" of "between X and Y"
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
@@ -178,8 +182,7 @@ struct AskedPart {
   QuestionKind kind = QuestionKind::other;
   std::string_view part;
 };
-AskedPart asked_part(std::string_view question) {
-  const Sentences sentences = sentences_of(question);
+AskedPart asked_part(std::string_view question, const Sentences& sentences) {
   for (const auto* group : {&sentences.asking, &sentences.telling}) {
     for (const std::string_view sentence : *group)
       if (const QuestionKind kind = kind_of(sentence); kind != QuestionKind::other) return {kind, sentence};
@@ -192,6 +195,33 @@ AskedPart asked_part(std::string_view question) {
           return {kind, sentence.substr(comma + 2)};
   }
   return {kind_of(question), question};
+}
+
+// How many question marks end a sentence of `question`: a run of them ("??") once, none in code or
+// a URL (`x ? y : z`, "?limit=1" are followed by no space), a full-width one (Chinese) wherever it
+// is.
+std::size_t question_marks(std::string_view question) {
+  std::size_t marks = 0;
+  bool code = false;
+  for (std::size_t i = 0; i < question.size(); ++i) {
+    if (question[i] == '`') code = !code;
+    if (code) continue;
+    if (question.compare(i, 3, "\uff1f") == 0) {
+      ++marks;
+    } else if (question[i] == '?') {
+      while (i + 1 < question.size() && question[i + 1] == '?') ++i;
+      marks += i + 1 == question.size() || std::isspace(static_cast<unsigned char>(question[i + 1])) != 0;
+    }
+  }
+  return marks;
+}
+
+// Whether a sentence asks two things in English: "and" or "or" before a question word, "and"
+// before an auxiliary and its subject ("and can I").
+bool has_parts_in(const Sentences& sentences) {
+  for (const auto* group : {&sentences.asking, &sentences.telling})
+    if (std::any_of(group->begin(), group->end(), has_parts)) return true;
+  return false;
 }
 
 }  // namespace
@@ -279,21 +309,7 @@ bool states_money(std::string_view text) {
 }
 
 bool asks_several_things(std::string_view question, std::string_view translated) {
-  // Question marks that end a sentence: a run of them ("??") once, none in code or a URL
-  // (`x ? y : z`, "?limit=1" are followed by no space), a full-width one (Chinese) wherever it is.
-  std::size_t marks = 0;
-  bool code = false;
-  for (std::size_t i = 0; i < question.size(); ++i) {
-    if (question[i] == '`') code = !code;
-    if (code) continue;
-    if (question.compare(i, 3, "\uff1f") == 0) {
-      ++marks;
-    } else if (question[i] == '?') {
-      while (i + 1 < question.size() && question[i + 1] == '?') ++i;
-      marks += i + 1 == question.size() || std::isspace(static_cast<unsigned char>(question[i + 1])) != 0;
-    }
-  }
-  if (marks >= 2) return true;
+  if (question_marks(question) >= 2) return true;
   // The translation's words, each with its readings joined by '|' ("which|what"): two different
   // ones that ask.
   if (!translated.empty()) {
@@ -314,19 +330,15 @@ bool asks_several_things(std::string_view question, std::string_view translated)
     }
     if (asking.size() >= 2) return true;
   }
-  // "and" or "or" before a question word, "and" before an auxiliary and its subject ("and can I").
-  const Sentences sentences = sentences_of(question);
-  for (const auto* group : {&sentences.asking, &sentences.telling})
-    if (std::any_of(group->begin(), group->end(), has_parts)) return true;
-  return false;
+  return has_parts_in(sentences_of(question));
 }
 
-QuestionKind question_kind(std::string_view question) { return asked_part(question).kind; }
+QuestionKind question_kind(std::string_view question) { return asked_part(question, sentences_of(question)).kind; }
 
 std::vector<std::string_view> asked_parts(std::string_view question) {
-  const std::string_view whole = asked_part(question).part;
-  if (!asks_several_things(question)) return {whole};
   const Sentences sentences = sentences_of(question);
+  const std::string_view whole = asked_part(question, sentences).part;
+  if (question_marks(question) < 2 && !has_parts_in(sentences)) return {whole};
   if (sentences.asking.size() >= 2) return sentences.asking;
   // The sentence that asks: the one the kind is read from (a question may come without its '?',
   // after sentences that say where the user stands), else the one that ends in '?'; cut before

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "rag/code_names.hpp"
 #include "scope_chunks.hpp"
 #include "tree_sitter_support.hpp"
 
@@ -207,21 +208,7 @@ PythonChunker::PythonChunker(Options& options) : sizes_(tree_sitter::ChunkSizes:
 
 std::vector<ChunkSpan> PythonChunker::chunk(const SourceFile& file) const {
   const tree_sitter::TreePtr tree = tree_sitter::parse(file, tree_sitter_python(), "python");
-  return FileChunker(file, ts_tree_root_node(tree.get()), sizes_).run(module_name(file.relative_path()));
-}
-
-std::string PythonChunker::module_name(std::string_view relative_path) {
-  std::string name(relative_path);
-  for (const std::string_view extension : {std::string_view(".py"), std::string_view(".pyi")}) {
-    if (name.ends_with(extension)) {
-      name.resize(name.size() - extension.size());
-      break;
-    }
-  }
-  std::replace(name.begin(), name.end(), '/', '.');
-  constexpr std::string_view kPackage = ".__init__";
-  if (name.ends_with(kPackage)) name.resize(name.size() - kPackage.size());
-  return name;
+  return FileChunker(file, ts_tree_root_node(tree.get()), sizes_).run(python_module_name(file.relative_path()));
 }
 
 }  // namespace rag

@@ -1,8 +1,6 @@
 #pragma once
 // The `python` chunker: Python source cut along its syntax tree (tree-sitter), so that a chunk is
 // a whole function, method or class wherever the size limit allows, named by its qualified name.
-#include <string>
-#include <string_view>
 
 #include "rag/chunker.hpp"
 #include "rag/options.hpp"
@@ -23,10 +21,6 @@ class PythonChunker final : public Chunker {
   /// Options: max_chunk_size and min_chunk_size, as tree_sitter::ChunkSizes reads them.
   explicit PythonChunker(Options& options);
   std::vector<ChunkSpan> chunk(const SourceFile& file) const override;
-
-  /// The dotted module name of a path below the corpus root: "vllm/engine/llm_engine.py" ->
-  /// "vllm.engine.llm_engine", "pkg/__init__.py" -> "pkg".
-  static std::string module_name(std::string_view relative_path);
 
  private:
   tree_sitter::ChunkSizes sizes_;

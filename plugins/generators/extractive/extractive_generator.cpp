@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <set>
 
 #include "code_reading.hpp"
@@ -142,32 +141,26 @@ std::string ExtractiveGenerator::generate(const GenerationRequest& request) {
 
 std::string ExtractiveGenerator::compose(const GenerationRequest& request) const {
   const std::string& query = request.query.empty() ? request.question : request.query;
-  std::optional<Reading> reading = read(request, query);
-  if (!reading) return {};
-  // A question that asks several things: each part read alone, for the unit that answers it.
+  Reading reading = units_of(request);
+  // A question that asks several things: each part read alone over the same units, for the unit
+  // that answers it.
   std::vector<Reading> parts;
   if (const std::vector<std::string_view> asked = asked_parts(query); asked.size() >= 2)
     for (const std::string_view part : asked)
-      if (std::optional<Reading> alone = read(request, part)) parts.push_back(std::move(*alone));
-  const std::vector<std::size_t> chosen = choose(request, *reading, parts);
+      if (Reading alone = reading; score(request, alone, part)) parts.push_back(std::move(alone));
+  if (!score(request, reading, query)) return {};
+  const std::vector<std::size_t> chosen = choose(request, reading, parts);
   if (chosen.empty()) return {};
-  return write(request, *reading, chosen);
+  return write(request, reading, chosen);
 }
 
-std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const GenerationRequest& request,
-                                                                     std::string_view question) const {
+ExtractiveGenerator::Reading ExtractiveGenerator::units_of(const GenerationRequest& request) const {
   Reading r;
-  r.query = question;
-  r.kind = question_kind(r.query);
-  const AnswerTypes asked_types = answer_types(r.query);
-  const std::string& query = r.query;
-  const QuestionKind kind = r.kind;
   // The sources' units, then those of the sections and definitions around the best sources (the
   // parents), counted as their source's: a definition's docstring or a section's first sentence
   // may lie outside the chunk that matched.
   std::vector<Unit>& units = r.units;
   std::set<std::string> seen;
-  std::vector<std::string_view> title;  // each unit's source's title when the unit is its lede
   const auto add_units = [&](const Evidence& e, std::size_t index) {
     bool dropped = false;  // the unit before, said by another source already
     for (Unit& u : split_units(e, index)) {
@@ -177,7 +170,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
       }
       u.continues = u.continues && !dropped;  // it goes on from a sentence left out
       dropped = false;
-      title.push_back(u.lede && e.kind == "markdown" ? page_title(e.section) : "");
+      r.titles.push_back(u.lede && e.kind == "markdown" ? page_title(e.section) : "");
       units.push_back(std::move(u));
     }
   };
@@ -186,10 +179,20 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
   for (const Evidence& parent : request.parents)
     for (std::size_t i = 0; i < request.evidence.size(); ++i)
       if (request.evidence[i].number == parent.number) add_units(parent, i);
+  r.terms.resize(units.size());
+  for (std::size_t u = 0; u < units.size(); ++u) r.terms[u] = sorted_terms(units[u].text, analyzer_);
+  return r;
+}
 
+bool ExtractiveGenerator::score(const GenerationRequest& request, Reading& r, std::string_view question) const {
+  r.query = question;
+  r.kind = question_kind(r.query);
+  const AnswerTypes asked_types = answer_types(r.query);
+  const std::string& query = r.query;
+  const QuestionKind kind = r.kind;
+  const std::vector<Unit>& units = r.units;
+  const std::vector<std::string_view>& title = r.titles;
   std::vector<std::vector<std::string>>& terms = r.terms;
-  terms.resize(units.size());
-  for (std::size_t u = 0; u < units.size(); ++u) terms[u] = sorted_terms(units[u].text, analyzer_);
   const auto has = [&](std::size_t u, const std::string& term) {
     return std::binary_search(terms[u].begin(), terms[u].end(), term);
   };
@@ -213,7 +216,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
       }
     total += weight[w];
   }
-  if (total == 0) return std::nullopt;
+  if (total == 0) return false;
   // The words a defining sentence starts with: the question's rarest.
   std::vector<std::string> defined, subject;
   const std::size_t rarest = static_cast<std::size_t>(std::max_element(weight.begin(), weight.end()) - weight.begin());
@@ -289,7 +292,7 @@ std::optional<ExtractiveGenerator::Reading> ExtractiveGenerator::read(const Gene
                std::max(defines ? kLedeWeight : 0.0, shape_weight(kind, units[u], in_docs(units[u]), defined, subject)) *
                (about_ideas && request.evidence[units[u].evidence].kind == "markdown" ? kDocsWeight : 1.0);
   }
-  return r;
+  return true;
 }
 
 std::vector<std::size_t> ExtractiveGenerator::choose(const GenerationRequest& request, Reading& reading,

@@ -15,7 +15,6 @@
 // says first in that language that the quotes are English. When nothing covers the question it
 // returns an empty answer: the host declines. Deterministic: the same request always gives the
 // same answer.
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,18 +81,21 @@ class ExtractiveGenerator final : public Generator {
     QuestionKind kind = QuestionKind::other;
     std::vector<Unit> units;
     std::size_t first_parent_unit = 0;  ///< units from here on are the parents' (sections, definitions)
-    std::vector<std::vector<std::string>> terms;  ///< each unit's, sorted
+    std::vector<std::string_view> titles;        ///< each unit's page title when it is the page's lede, else empty
+    std::vector<std::vector<std::string>> terms;  ///< each unit's, sorted (a lede's with its title's, once read)
     std::vector<QuestionWord> words;              ///< what the question asks about
     std::vector<double> weight;                   ///< each word's, by how rare it is among the units
     std::vector<double> score;                    ///< each unit's; 0 for one that covers nothing asked
   };
   /// The answer: read, choose, write; empty when nothing covers the question.
   std::string compose(const GenerationRequest& request) const;
-  /// The request's units, each scored by the share of `question` (the request's query, or one of
-  /// the questions it asks) it covers, its source's rank and its shape; none when no unit holds a
-  /// word of the question. The units depend on the request alone: two readings of one request
-  /// number them alike.
-  std::optional<Reading> read(const GenerationRequest& request, std::string_view question) const;
+  /// The request's units and their terms, before any question is read: they depend on the
+  /// request alone, so that every question it asks is read over the same units.
+  Reading units_of(const GenerationRequest& request) const;
+  /// Reads `question` (the request's query, or one of the questions it asks) over the units of
+  /// `r` (units_of's): its kind and words, and each unit's score by the share of the question it
+  /// covers, its source's rank and its shape. False when no unit holds a word of the question.
+  bool score(const GenerationRequest& request, Reading& r, std::string_view question) const;
   /// The units to quote, best first, with what each announces; may cut the text of one that is
   /// too long alone. Empty when none scores. `parts`: the readings of the questions the request
   /// asks, when it asks several; a part no chosen unit answers brings its own best unit.
